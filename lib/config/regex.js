@@ -1,0 +1,54 @@
+'use strict'
+
+const FLAGS = /^[0-9A-Za-z]*$/
+
+/**
+ * Compile an SVR.JS regex string, `"/pattern/flags"`, the form config.json
+ * uses for rewriteMap, nonStandardCodes, dontCompress and friends.
+ *
+ * The pattern ends at the first `/` that is neither escaped (`\/`) nor inside
+ * a character class, exactly as in a JavaScript regex literal, so a config
+ * that reads like a literal means what it looks like. Flags are letters and
+ * digits; RegExp itself rejects the ones it does not know.
+ *
+ * A regex with the `g` or `y` flag remembers `lastIndex` between `test()`
+ * calls: callers that compile once and test many times should reset it or
+ * use `String#search`.
+ * @param {string} str
+ * @returns {RegExp}
+ * @throws {SyntaxError} naming the string and what is wrong with it
+ */
+function parseRegexString (str) {
+  if (typeof str !== 'string') throw new SyntaxError('regex must be a string like "/pattern/flags"')
+  if (str.charCodeAt(0) !== 47 /* / */) throw invalid(str, 'must start with "/" (form: "/pattern/flags")')
+  const end = patternEnd(str)
+  if (end === -1) throw invalid(str, 'missing the closing "/" (a "/" inside the pattern must be written "\\/")')
+  const flags = str.slice(end + 1)
+  if (!FLAGS.test(flags)) {
+    throw invalid(str, 'text after the closing "/" must be flags (letters); a "/" inside the pattern must be written "\\/"')
+  }
+  try {
+    return new RegExp(str.slice(1, end), flags)
+  } catch (err) {
+    throw invalid(str, err.message)
+  }
+}
+
+// Index of the "/" that closes the pattern, or -1.
+function patternEnd (str) {
+  let inClass = false
+  for (let i = 1; i < str.length; i++) {
+    const c = str.charCodeAt(i)
+    if (c === 92 /* \ */) i++
+    else if (c === 91 /* [ */) inClass = true
+    else if (c === 93 /* ] */) inClass = false
+    else if (c === 47 /* / */ && !inClass) return i
+  }
+  return -1
+}
+
+function invalid (str, reason) {
+  return new SyntaxError('invalid regex ' + JSON.stringify(str) + ': ' + reason)
+}
+
+module.exports = { parseRegexString }

@@ -1,0 +1,70 @@
+'use strict'
+
+const fs = require('node:fs/promises')
+const path = require('node:path')
+
+/**
+ * Per-request state shared by the stages. Every field exists from the start
+ * so that all contexts have one shape (V8 keeps such objects fast).
+ */
+class RequestContext {
+  constructor (req, options, shared) {
+    const url = req.url
+    const query = url.indexOf('?')
+    this.options = options
+    this.config = options.config
+    this.shared = shared
+    this.startTime = process.hrtime.bigint()
+    this.originalUrl = url
+    // Raw, still percent-encoded path; the sanitize stage replaces it with the clean form.
+    this.pathname = query === -1 ? url : url.slice(0, query)
+    this.search = query === -1 ? '' : url.slice(query)
+    this.origHref = this.pathname
+    this.decodedPath = null
+    this.fsPath = null
+    this.stat = undefined
+    this.statPath = null
+    this.error = null
+  }
+}
+
+/**
+ * @param {import('node:http').IncomingMessage} req
+ * @param {object} options runtime options ({config, configFile, installDir, …})
+ * @param {object} shared per-worker services (respond, log, …)
+ * @returns {RequestContext}
+ */
+function createContext (req, options, shared) {
+  return new RequestContext(req, options, shared)
+}
+
+/**
+ * Stat the file the request maps to, once: a later call returns the cached
+ * result unless a rewrite pointed the request at another path since.
+ * @param {RequestContext} ctx with fsPath set
+ * @returns {Promise<import('node:fs').Stats|null>} null when it does not exist
+ */
+async function statOnce (ctx) {
+  if (ctx.stat !== undefined && ctx.statPath === ctx.fsPath) return ctx.stat
+  const target = ctx.fsPath
+  let stats = null
+  try {
+    stats = await fs.stat(target)
+  } catch (err) {
+    if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') ctx.error = err
+  }
+  ctx.stat = stats
+  ctx.statPath = target
+  return stats
+}
+
+/**
+ * @param {string} root absolute webroot
+ * @param {string} decoded decoded, sanitized path starting with '/'
+ * @returns {string}
+ */
+function toFsPath (root, decoded) {
+  return path.join(root, decoded)
+}
+
+module.exports = { createContext, statOnce, toFsPath, RequestContext }

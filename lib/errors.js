@@ -1,0 +1,44 @@
+'use strict'
+
+const { format } = require('node:util')
+
+/**
+ * Every error svr raises on purpose has a code from this table. Programmer
+ * errors keep their native class; operator-facing ones (config, boot, listen)
+ * carry enough context to print one actionable line. docs/errors.md lists the
+ * same codes, and test/unit/errors.test.js keeps the two in step.
+ */
+const CODES = {
+  SVR_ERR_BAD_FLAG: { message: 'unknown command-line flag: %s' },
+  SVR_ERR_CONFIG_INVALID: { message: '%s: configuration is invalid' },
+  SVR_ERR_CONFIG_PARSE: { message: '%s: invalid JSON: %s' },
+  SVR_ERR_CONFIG_READ: { message: '%s: cannot read configuration file: %s' },
+  SVR_ERR_LISTEN: { message: 'cannot listen on %s: %s' },
+  SVR_ERR_MOD_LOAD: { message: 'mod %s failed to load: %s' },
+  SVR_ERR_SCRIPT_LOAD: { message: 'server-side script %s failed to load: %s' },
+  SVR_ERR_SHUTDOWN_TIMEOUT: { message: 'workers still busy after %d ms, forcing exit' },
+  SVR_ERR_WORKER_BOOT: { message: 'worker failed to start: %s' },
+  SVR_ERR_WORKER_CRASH_LOOP: { message: 'worker slot %d keeps crashing (%d exits in a row)' }
+}
+
+class SvrError extends Error {
+  constructor (code, args, options) {
+    const entry = CODES[code]
+    if (entry === undefined) throw new TypeError('unknown svr error code ' + code)
+    super(format(entry.message, ...args), options)
+    this.name = 'SvrError'
+    this.code = code
+  }
+}
+
+/**
+ * @param {string} code a key of CODES
+ * @param {Array} [args] values for the message's format specifiers
+ * @param {{cause?: Error}} [options]
+ * @returns {SvrError}
+ */
+function svrError (code, args = [], options) {
+  return new SvrError(code, args, options)
+}
+
+module.exports = { CODES, SvrError, svrError }

@@ -1,0 +1,103 @@
+'use strict'
+
+const fs = require('node:fs/promises')
+const net = require('node:net')
+const { svrError } = require('./errors')
+
+const BRACKETED = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/
+const HOST_PORT = /^([^:[\]/\\]+):(\d{1,5})$/
+const DIGITS = /^\d{1,5}$/
+
+/**
+ * Turn a `port`/`sport` value (number, "8080", "ip:port", "[v6]:port" or a
+ * socket path) into options for `server.listen()`.
+ * @param {number|string} value
+ * @returns {{port: number, host?: string} | {path: string}}
+ */
+function parseListenSpec (value) {
+  if (typeof value === 'number') return { port: value }
+  if (DIGITS.test(value)) return { port: Number(value) }
+  let match = BRACKETED.exec(value)
+  if (match !== null && net.isIPv6(match[1])) return { host: stripMappedPrefix(match[1]), port: Number(match[2]) }
+  match = HOST_PORT.exec(value)
+  if (match !== null && net.isIPv4(match[1])) return { host: match[1], port: Number(match[2]) }
+  return { path: value }
+}
+
+// SVR.JS binds "[::ffff:1.2.3.4]:80" as plain IPv4, and so do we.
+function stripMappedPrefix (host) {
+  return host.toLowerCase().startsWith('::ffff:') && net.isIPv4(host.slice(7)) ? host.slice(7) : host
+}
+
+/**
+ * @param {{port?: number, host?: string, path?: string}} spec
+ * @returns {string} human form of what we tried to bind
+ */
+function describeSpec (spec) {
+  if (spec.path !== undefined) return 'unix:' + spec.path
+  if (spec.host === undefined) return 'port ' + spec.port
+  return formatHostPort(spec.host, spec.port)
+}
+
+function formatHostPort (host, port) {
+  return (net.isIPv6(host) ? '[' + host + ']' : host) + ':' + port
+}
+
+/**
+ * @param {string|{address: string, port: number}} address what server.address() returned
+ * @param {string} scheme 'http' or 'https'
+ * @returns {string} a URL (or unix: path) to print in the startup line
+ */
+function formatAddress (address, scheme) {
+  if (typeof address === 'string') return 'unix:' + address
+  return scheme + '://' + formatHostPort(address.address, address.port)
+}
+
+const LISTEN_HINTS = {
+  EADDRINUSE: 'address already in use: another process listens there; stop it or choose another port',
+  EACCES: 'permission denied: ports below 1024 need root or CAP_NET_BIND_SERVICE (the systemd unit in packaging/ grants it), and a socket path needs a writable directory',
+  EADDRNOTAVAIL: 'address not available: the IP address is not assigned to any interface of this machine',
+  ENOTFOUND: 'host name not found',
+  EINVAL: 'invalid address for this socket type'
+}
+
+/**
+ * One line that names the address and the likely fix.
+ * @param {Error & {code?: string}} err
+ * @returns {string}
+ */
+function explainListenError (err) {
+  return LISTEN_HINTS[err.code] || err.message
+}
+
+/**
+ * @param {Error & {code?: string, listenSpec?: object}} err from server.listen()
+ * @returns {SvrError} SVR_ERR_LISTEN naming the address and the likely fix
+ */
+function listenError (err) {
+  const where = err.listenSpec ? describeSpec(err.listenSpec) : 'the configured address'
+  return svrError('SVR_ERR_LISTEN', [where, explainListenError(err)], { cause: err })
+}
+
+/**
+ * A unix socket left behind by a crashed server makes listen() fail with
+ * EADDRINUSE forever; remove it when nothing answers on it any more.
+ * @param {string} path
+ */
+async function removeStaleSocket (path) {
+  let stats
+  try {
+    stats = await fs.lstat(path)
+  } catch {
+    return
+  }
+  if (!stats.isSocket()) return
+  const alive = await new Promise((resolve) => {
+    const probe = net.connect(path)
+    probe.once('connect', () => { probe.destroy(); resolve(true) })
+    probe.once('error', (err) => resolve(err.code !== 'ECONNREFUSED'))
+  })
+  if (!alive) await fs.unlink(path).catch(() => {})
+}
+
+module.exports = { parseListenSpec, describeSpec, formatAddress, explainListenError, listenError, removeStaleSocket }

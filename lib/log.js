@@ -1,0 +1,53 @@
+'use strict'
+
+/**
+ * Process-level event log: one line per event on stdout (info) or stderr
+ * (warn, error). Under a service manager these streams are the journal, so a
+ * line never spans several writes and never carries colour codes unless the
+ * stream is a terminal. journald stamps lines itself, so the timestamp is left
+ * out when JOURNAL_STREAM says we are talking to it.
+ */
+
+const LEVELS = {
+  info: { label: 'info', colour: '\x1b[32m' },
+  warn: { label: 'warn', colour: '\x1b[33m' },
+  error: { label: 'error', colour: '\x1b[31m' }
+}
+const RESET = '\x1b[0m'
+const NEWLINES = /\r?\n/g
+
+function useTimestamps () {
+  return !process.env.JOURNAL_STREAM
+}
+
+function formatLine (level, who, message, tty, stamp) {
+  const text = tty ? String(message) : String(message).replace(NEWLINES, '\\n')
+  const label = tty ? LEVELS[level].colour + LEVELS[level].label + RESET : LEVELS[level].label
+  const time = stamp ? new Date().toISOString() + ' ' : ''
+  return time + label + ' [' + who + '] ' + text + '\n'
+}
+
+function describe (value) {
+  if (value instanceof Error) return value.stack || String(value)
+  return String(value)
+}
+
+/**
+ * @param {string} who process label shown in every line, e.g. 'primary' or 'worker 2'
+ * @returns {{info: Function, warn: Function, error: Function, who: string}}
+ */
+function createLogger (who) {
+  const stamp = useTimestamps()
+  function write (level, stream, parts) {
+    const message = parts.map(describe).join(' ')
+    stream.write(formatLine(level, who, message, Boolean(stream.isTTY), stamp))
+  }
+  return {
+    who,
+    info: (...parts) => write('info', process.stdout, parts),
+    warn: (...parts) => write('warn', process.stderr, parts),
+    error: (...parts) => write('error', process.stderr, parts)
+  }
+}
+
+module.exports = { createLogger, formatLine }

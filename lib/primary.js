@@ -1,0 +1,344 @@
+'use strict'
+
+const cluster = require('node:cluster')
+const os = require('node:os')
+const { message, dispatch } = require('./ipc')
+const { svrError } = require('./errors')
+const { loadConfig } = require('./config/load')
+const { formatAddress, parseListenSpec, removeStaleSocket } = require('./listen')
+const { configErrorLines } = require('./config-report')
+
+const BACKOFF_START_MS = 100
+const BACKOFF_MAX_MS = 30000
+// A worker that stayed up this long has proved the slot healthy again.
+const STABLE_AFTER_MS = 60000
+const CRASH_LOOP_STREAK = 5
+// How long a fresh worker may take to boot and listen during a reload.
+const READY_TIMEOUT_MS = 30000
+
+function workerCount (config) {
+  return config.workers === 'auto' ? os.availableParallelism() : config.workers
+}
+
+function withOverrides (config, args) {
+  return args.secure && !config.secure ? Object.freeze({ ...config, secure: true }) : config
+}
+
+/**
+ * The cluster primary: forks one worker per slot, replaces crashed ones
+ * with per-slot exponential back-off, rolls workers over on SIGHUP and
+ * drains them on SIGTERM/SIGINT. It never serves requests itself.
+ */
+class Supervisor {
+  constructor (options, args, log) {
+    this.options = options
+    this.args = args
+    this.log = log
+    this.phase = 'booting'
+    this.slots = []
+    this.records = new Map()
+    this.reloading = false
+    this.reloadPending = false
+    this.address = null
+    this.forceTimer = null
+    this.handlers = {
+      listening: (msg, worker) => this.onListening(msg, worker),
+      'boot-error': (msg, worker) => this.onBootError(msg, worker)
+    }
+  }
+
+  async start () {
+    const { config } = this.options
+    const spec = parseListenSpec(config.port)
+    if (spec.path !== undefined) await removeStaleSocket(spec.path)
+    const count = workerCount(config)
+    this.log.info('svr starting: ' + count + ' worker(s), config ' + this.options.configFile +
+      ', webroot ' + config.wwwroot)
+    for (let id = 1; id <= count; id++) {
+      const slot = createSlot(id)
+      this.slots.push(slot)
+      slot.worker = this.fork(slot, this.options)
+    }
+  }
+
+  fork (slot, options) {
+    const env = { ...options.config.environmentVariables, SVR_SLOT: String(slot.id) }
+    const worker = cluster.fork(env)
+    this.records.set(worker, { slot, ready: false, retiring: false, startedAt: Date.now(), waiter: null })
+    worker.on('message', (msg) => dispatch(this.handlers, msg, worker))
+    worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
+    worker.on('error', (err) => this.log.warn('worker ' + slot.id + ' channel error:', err.message))
+    worker.send(message('boot', { options }))
+    return worker
+  }
+
+  onListening (msg, worker) {
+    const record = this.records.get(worker)
+    if (record === undefined) return
+    record.ready = true
+    const { slot } = record
+    this.log.info('worker ' + slot.id + ' up (pid ' + worker.process.pid + ')')
+    this.address = msg.address
+    if (record.waiter !== null) {
+      record.waiter.resolve()
+      record.waiter = null
+    } else if (slot.replacing) {
+      slot.replacing = false
+      this.log.info('worker ' + slot.id + ' replaced')
+    }
+    if (this.phase === 'booting' && this.slots.every(isReady, this)) {
+      this.phase = 'running'
+      this.announce()
+    }
+  }
+
+  announce () {
+    const scheme = this.options.config.secure ? 'https' : 'http'
+    this.log.info('listening on ' + formatAddress(this.address, scheme))
+  }
+
+  onBootError (msg, worker) {
+    const record = this.records.get(worker)
+    const line = msg.reason
+    if (record !== undefined && record.waiter !== null) {
+      record.waiter.reject(new Error(line))
+      record.waiter = null
+      return
+    }
+    if (this.phase === 'booting') {
+      this.fatal(svrError('SVR_ERR_WORKER_BOOT', [line]))
+      return
+    }
+    this.log.error('worker ' + (record ? record.slot.id : '?') + ' failed to start: ' + line)
+  }
+
+  onExit (worker, code, signal) {
+    const record = this.records.get(worker)
+    this.records.delete(worker)
+    if (record === undefined) return
+    const { slot } = record
+    const how = signal ? 'signal ' + signal : 'code ' + code
+    if (this.phase === 'stopping') {
+      if (this.records.size === 0) this.finishStop()
+      return
+    }
+    if (record.retiring) {
+      this.log.info('worker ' + slot.id + ' (pid ' + worker.process.pid + ') retired')
+      return
+    }
+    if (record.waiter !== null) {
+      record.waiter.reject(new Error('new worker exited with ' + how + ' before it was ready'))
+      return
+    }
+    if (this.phase === 'booting') {
+      this.fatal(svrError('SVR_ERR_WORKER_BOOT', ['worker ' + slot.id + ' exited with ' + how + ' before it was ready']))
+      return
+    }
+    if (slot.worker === worker) this.scheduleReplacement(slot, record, how)
+  }
+
+  scheduleReplacement (slot, record, how) {
+    slot.worker = null
+    if (Date.now() - record.startedAt >= STABLE_AFTER_MS) {
+      slot.backoff = BACKOFF_START_MS
+      slot.streak = 0
+    }
+    const delay = slot.backoff
+    slot.backoff = Math.min(slot.backoff * 2, BACKOFF_MAX_MS)
+    slot.streak++
+    this.log.warn('worker ' + slot.id + ' exited unexpectedly (' + how + '); replacing it in ' + delay + ' ms')
+    if (slot.streak >= CRASH_LOOP_STREAK) {
+      this.log.error(svrError('SVR_ERR_WORKER_CRASH_LOOP', [slot.id, slot.streak]).message +
+        '; next attempt in ' + delay + ' ms, check the errors above')
+    }
+    this.scheduleFork(slot, delay)
+  }
+
+  scheduleFork (slot, delay) {
+    slot.timer = setTimeout(() => {
+      slot.timer = null
+      slot.replacing = true
+      slot.worker = this.fork(slot, this.options)
+    }, delay)
+  }
+
+  async reload () {
+    if (this.phase !== 'running') {
+      this.log.warn('reload ignored: server is ' + this.phase)
+      return
+    }
+    if (this.reloading) {
+      this.reloadPending = true
+      return
+    }
+    this.reloading = true
+    try {
+      await this.applyReload()
+    } finally {
+      this.reloading = false
+      if (this.reloadPending) {
+        this.reloadPending = false
+        this.reload()
+      }
+    }
+  }
+
+  async applyReload () {
+    this.log.info('reload requested: reading ' + this.options.configFile)
+    let config
+    try {
+      config = withOverrides(await loadConfig(this.options.configFile, { installDir: this.options.installDir }), this.args)
+    } catch (err) {
+      for (const line of configErrorLines(err, this.options.configFile)) this.log.error(line)
+      this.log.error('reload refused: the old configuration stays in use')
+      return
+    }
+    const options = { ...this.options, config }
+    const previousAddress = this.address
+    try {
+      await this.rollWorkers(options, workerCount(config))
+    } catch (err) {
+      this.log.error('reload failed: ' + err.message + '; workers not yet replaced keep the old configuration')
+      return
+    }
+    this.options = options
+    this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
+    if (JSON.stringify(previousAddress) !== JSON.stringify(this.address)) this.announce()
+  }
+
+  // One slot at a time: the fresh worker listens before the old one drains,
+  // so the cluster never has fewer workers accepting than before.
+  async rollWorkers (options, count) {
+    for (let i = 0; i < count; i++) {
+      if (this.phase !== 'running') throw new Error('server is stopping')
+      if (i === this.slots.length) this.slots.push(createSlot(i + 1))
+      await this.replaceSlot(this.slots[i], options)
+    }
+    while (this.slots.length > count) {
+      const slot = this.slots.pop()
+      clearTimeout(slot.timer)
+      if (slot.worker !== null) this.retire(slot.worker)
+    }
+  }
+
+  async replaceSlot (slot, options) {
+    // A pending crash replacement would fork a second worker into this slot.
+    clearTimeout(slot.timer)
+    slot.timer = null
+    const fresh = this.fork(slot, options)
+    const record = this.records.get(fresh)
+    const ready = new Promise((resolve, reject) => { record.waiter = { resolve, reject } })
+    const timer = setTimeout(() => {
+      if (record.waiter !== null) record.waiter.reject(new Error('new worker not ready after ' + READY_TIMEOUT_MS + ' ms'))
+    }, READY_TIMEOUT_MS)
+    try {
+      await ready
+    } catch (err) {
+      record.retiring = true
+      fresh.process.kill('SIGKILL')
+      if (slot.worker === null && slot.timer === null && this.phase === 'running') this.scheduleFork(slot, slot.backoff)
+      throw err
+    } finally {
+      clearTimeout(timer)
+    }
+    // Whoever serves the slot now (the old worker, or a crash replacement
+    // forked while we waited) drains once the fresh worker takes over.
+    clearTimeout(slot.timer)
+    slot.timer = null
+    const old = slot.worker
+    slot.worker = fresh
+    if (old !== null) this.retire(old)
+  }
+
+  retire (worker) {
+    const record = this.records.get(worker)
+    if (record === undefined || record.retiring) return
+    record.retiring = true
+    worker.send(message('shutdown'))
+    const timeout = this.options.config.shutdownTimeout
+    setTimeout(() => {
+      if (this.records.has(worker)) {
+        this.log.warn('worker ' + record.slot.id + ' (pid ' + worker.process.pid + ') still draining after ' +
+          timeout + ' ms; killing it')
+        worker.process.kill('SIGKILL')
+      }
+    }, timeout).unref()
+  }
+
+  stop (signal) {
+    if (this.phase === 'stopping') {
+      if (signal === 'SIGINT') this.force('second SIGINT')
+      return
+    }
+    this.phase = 'stopping'
+    this.log.info('shutting down on ' + signal + ': draining ' + this.records.size + ' worker(s)')
+    for (const slot of this.slots) clearTimeout(slot.timer)
+    for (const [worker, record] of this.records) {
+      if (record.waiter !== null) record.waiter.reject(new Error('server is stopping'))
+      record.retiring = true
+      worker.send(message('shutdown'))
+    }
+    if (this.records.size === 0) {
+      this.finishStop()
+      return
+    }
+    const timeout = this.options.config.shutdownTimeout
+    this.forceTimer = setTimeout(() => {
+      this.log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
+      this.force('shutdownTimeout')
+    }, timeout)
+  }
+
+  force (why) {
+    for (const worker of this.records.keys()) worker.process.kill('SIGKILL')
+    this.log.error('stopped by force (' + why + ')')
+    process.exit(1)
+  }
+
+  finishStop () {
+    clearTimeout(this.forceTimer)
+    this.log.info('stopped')
+    process.exit(0)
+  }
+
+  fatal (err) {
+    if (this.phase === 'stopping') return
+    this.phase = 'stopping'
+    this.log.error(err.message)
+    for (const worker of this.records.keys()) worker.process.kill('SIGKILL')
+    process.exit(1)
+  }
+}
+
+function createSlot (id) {
+  return { id, worker: null, backoff: BACKOFF_START_MS, streak: 0, timer: null, replacing: false }
+}
+
+function isReady (slot) {
+  const record = slot.worker === null ? undefined : this.records.get(slot.worker)
+  return record !== undefined && record.ready
+}
+
+/**
+ * @param {object} options runtime options with the validated config
+ * @param {object} args parsed command line
+ * @param {object} log
+ */
+async function runPrimary (options, args, log) {
+  // Workers share the listening socket and accept from the kernel queue
+  // themselves. With round-robin the primary accepts and hands each
+  // connection over IPC; one handed to a worker that has just died is never
+  // answered nor closed, so its client hangs. A shared queue also leaves
+  // unaccepted connections to the surviving workers and saves a hop per
+  // connection.
+  cluster.schedulingPolicy = cluster.SCHED_NONE
+  cluster.setupPrimary({ exec: require.resolve('../svr.js'), args: [] })
+  const supervisor = new Supervisor(options, args, log)
+  process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
+  process.on('SIGINT', () => supervisor.stop('SIGINT'))
+  process.on('SIGHUP', () => { supervisor.reload() })
+  await supervisor.start()
+  return supervisor
+}
+
+module.exports = { runPrimary, workerCount, withOverrides }

@@ -1,0 +1,172 @@
+'use strict'
+
+const http = require('node:http')
+const path = require('node:path')
+const { escapeHtml } = require('./util/escape-html')
+const { createFileCache } = require('./util/file-cache')
+const { compileHostMatcher, compileLocalIpMatcher, requestHostname } = require('./util/vhost')
+const { DESCRIPTIONS, EXTRA_REASONS } = require('./error-descriptions')
+
+// Headers describing a representation that an error page replaces.
+const REPRESENTATION_HEADERS = ['Content-Encoding', 'Content-Language', 'Content-Range', 'ETag', 'Last-Modified',
+  'Accept-Ranges', 'Content-Disposition']
+const PLACEHOLDER = /\{(errorMessage|errorDesc|stack|path|server|contact)\}/g
+const STACK_HIDDEN = '[error stack hidden]'
+const BUILT_IN_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+/**
+ * @param {number} status
+ * @returns {string} the reason phrase, including SVR.JS's non-standard ones
+ */
+function reasonPhrase (status) {
+  return http.STATUS_CODES[status] || EXTRA_REASONS[status] || 'Unknown Status'
+}
+
+/**
+ * The only writer of error pages and redirects. Everything that depends on
+ * the configuration (template rules, contact line, server string) is worked
+ * out here once per worker.
+ * @param {object} options runtime options
+ * @param {{serverString: string, log: object}} shared
+ */
+function createResponder (options, shared) {
+  const { config } = options
+  const root = config.wwwroot
+  const templates = createFileCache({ ttl: 1000 })
+  const rules = config.errorPages.map((entry) => ({
+    scode: entry.scode,
+    file: path.resolve(root, entry.path),
+    host: compileHostMatcher(entry.host),
+    ip: compileLocalIpMatcher(entry.ip)
+  }))
+  const page404 = config.page404 ? path.resolve(root, config.page404) : null
+  const contact = escapeHtml(config.serverAdministratorEmail).replace(/\./g, '[dot]').replace(/@/g, '[at]')
+  const base = { root, rules, page404, templates, contact, config, shared }
+
+  /**
+   * Answer with an error page.
+   * @param {http.IncomingMessage} req
+   * @param {http.ServerResponse} res
+   * @param {number} status
+   * @param {{headers?: object, error?: Error, extName?: string}} [extra]
+   * @returns {Promise<void>}
+   */
+  async function sendError (req, res, status, extra = {}) {
+    if (res.headersSent) {
+      // Too late for a status line: cut the connection, so the client sees
+      // a truncated response rather than a silently incomplete one.
+      res.destroy()
+      return
+    }
+    const code = DESCRIPTIONS[status] === undefined ? 501 : status
+    let template = null
+    let loadError = null
+    try {
+      template = await findTemplate(base, req, code)
+    } catch (err) {
+      loadError = err
+      shared.log.warn('cannot read the error page for ' + code + ': ' + err.message)
+    }
+    if (res.headersSent || res.destroyed) return
+    const values = pageValues(base, req, code, extra)
+    const body = template === null
+      ? builtInPage(values, loadError)
+      : template.replace(PLACEHOLDER, (match, name) => values[name])
+    writePage(req, res, code, body, extra.headers, template === null)
+  }
+
+  /**
+   * Redirect with a small HTML body naming the target.
+   * @param {http.IncomingMessage} req
+   * @param {http.ServerResponse} res
+   * @param {string} location already a valid URL reference
+   * @param {number} [status] 301, 302, 307 or 308
+   */
+  function redirect (req, res, location, status = 301) {
+    const body = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>' + status + ' ' +
+      reasonPhrase(status) + '</title></head><body><p>Redirecting to <a href="' + escapeHtml(location) + '">' +
+      escapeHtml(location) + '</a></p></body></html>\n'
+    res.statusCode = status
+    res.setHeader('Location', location)
+    res.setHeader('Content-Type', 'text/html; charset=utf-8')
+    res.setHeader('Content-Length', Buffer.byteLength(body))
+    res.end(req.method === 'HEAD' ? undefined : body)
+  }
+
+  return { sendError, redirect }
+}
+
+async function findTemplate (base, req, status) {
+  if (base.rules.length !== 0) {
+    const hostname = requestHostname(req)
+    const local = req.socket.localAddress
+    for (const rule of base.rules) {
+      if (rule.scode !== status) continue
+      if (rule.host !== null && !rule.host(hostname)) continue
+      if (rule.ip !== null && !rule.ip(local)) continue
+      const content = await base.templates.get(rule.file)
+      if (content !== null) return content
+    }
+  }
+  if (status === 404 && base.page404 !== null) {
+    const content = await base.templates.get(base.page404)
+    if (content !== null) return content
+  }
+  const dotted = await base.templates.get(path.join(base.root, '.' + status))
+  if (dotted !== null) return dotted
+  return base.templates.get(path.join(base.root, status + '.html'))
+}
+
+function pageValues (base, req, status, extra) {
+  const { config, shared } = base
+  let stack = ''
+  if (extra.error !== undefined) {
+    stack = config.stackHidden
+      ? STACK_HIDDEN
+      : escapeHtml(extra.error.stack || String(extra.error)).replace(/\r?\n/g, '<br/>').replace(/ {2}/g, '&nbsp;&nbsp;')
+  }
+  const contactLine = 'Contact the server administrator: ' + base.contact + '.'
+  let server = shared.serverString
+  if (config.exposeModsInErrorPages && extra.extName) server += ' ' + extra.extName
+  if (req.headers.host) server += ' on ' + req.headers.host
+  const values = {
+    errorMessage: escapeHtml(status + ' ' + reasonPhrase(status)),
+    errorDesc: '',
+    stack,
+    path: escapeHtml(req.url),
+    server: escapeHtml(server),
+    contact: base.contact
+  }
+  const stackHtml = stack === '' ? '' : '<br/><code>' + stack + '</code>'
+  values.errorDesc = escapeHtml(DESCRIPTIONS[status])
+    .replace('{contact}', () => contactLine)
+    .replace('{stack}', () => stackHtml)
+  return values
+}
+
+function builtInPage (values, loadError) {
+  const extra = loadError === null
+    ? ''
+    : '<p>Additionally, an error (' + escapeHtml(loadError.code || 'unknown') + ') occurred while loading the error page.</p>'
+  return '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>' + values.errorMessage + '</title>' +
+    '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}' +
+    'h1{font-size:1.6rem;color:#a32}footer{margin-top:2rem;font-size:.85rem;color:#666}' +
+    '@media (prefers-color-scheme:dark){body{background:#1b1b1b;color:#ddd}footer{color:#999}}</style></head>' +
+    '<body><h1>' + values.errorMessage + '</h1><p>' + values.errorDesc + '</p>' + extra +
+    '<footer><em>' + values.server + '</em></footer></body></html>\n'
+}
+
+function writePage (req, res, status, body, headers, builtIn) {
+  for (const name of REPRESENTATION_HEADERS) res.removeHeader(name)
+  res.statusCode = status
+  res.setHeader('Content-Type', 'text/html; charset=utf-8')
+  res.setHeader('Content-Length', Buffer.byteLength(body))
+  res.setHeader('X-Content-Type-Options', 'nosniff')
+  if (builtIn) res.setHeader('Content-Security-Policy', BUILT_IN_CSP)
+  if (status === 405 && !res.hasHeader('Allow')) res.setHeader('Allow', 'GET, HEAD, OPTIONS')
+  if (headers) for (const name of Object.keys(headers)) res.setHeader(name, headers[name])
+  res.end(req.method === 'HEAD' ? undefined : body)
+}
+
+module.exports = { createResponder, reasonPhrase }

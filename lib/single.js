@@ -1,0 +1,84 @@
+'use strict'
+
+const { createServer, usePipeline, listen, drain } = require('./server')
+const { listenError, formatAddress, parseListenSpec, removeStaleSocket } = require('./listen')
+const { loadConfig } = require('./config/load')
+const { configErrorLines } = require('./config-report')
+const { withOverrides } = require('./primary')
+const { createPipeline } = require('./pipeline')
+const { svrError } = require('./errors')
+
+/**
+ * --single-threaded: one process serves everything. Without a primary to
+ * replace it, a crash stops the server, so this mode is for debugging and
+ * for environments that supervise processes themselves.
+ * @param {object} options runtime options
+ * @param {object} args parsed command line
+ * @param {object} log
+ */
+async function runSingle (options, args, log) {
+  log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
+  const spec = parseListenSpec(options.config.port)
+  if (spec.path !== undefined) await removeStaleSocket(spec.path)
+  const server = createServer(options, log)
+  let address
+  try {
+    address = await listen(server, options.config.port)
+  } catch (err) {
+    log.error(listenError(err).message)
+    process.exit(1)
+  }
+  log.info('listening on ' + formatAddress(address, options.config.secure ? 'https' : 'http'))
+  const state = { options, stopping: false }
+  process.on('SIGTERM', () => stop(server, state, log, 'SIGTERM'))
+  process.on('SIGINT', () => stop(server, state, log, 'SIGINT'))
+  process.on('SIGHUP', () => reload(server, state, args, log))
+  process.on('uncaughtException', (err) => {
+    log.error('uncaught exception, stopping:', err)
+    process.exit(1)
+  })
+}
+
+async function stop (server, state, log, signal) {
+  if (state.stopping) return
+  state.stopping = true
+  const timeout = state.options.config.shutdownTimeout
+  log.info('shutting down on ' + signal)
+  const timer = setTimeout(() => {
+    log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
+    process.exit(1)
+  }, timeout)
+  await drain(server)
+  clearTimeout(timer)
+  log.info('stopped')
+  process.exit(0)
+}
+
+// The listening socket stays; only the request handler is swapped, so a
+// changed listen address needs a restart in this mode.
+async function reload (server, state, args, log) {
+  let config
+  try {
+    config = withOverrides(await loadConfig(state.options.configFile, { installDir: state.options.installDir }), args)
+  } catch (err) {
+    for (const line of configErrorLines(err, state.options.configFile)) log.error(line)
+    log.error('reload refused: the old configuration stays in use')
+    return
+  }
+  const options = { ...state.options, config }
+  let pipeline
+  try {
+    pipeline = createPipeline(options, log)
+  } catch (err) {
+    log.error('reload failed:', err)
+    return
+  }
+  if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port)) {
+    log.warn('reload: a new port takes effect only after a restart in single-threaded mode')
+  }
+  usePipeline(server, pipeline)
+  state.options = options
+  log.info('reload applied')
+}
+
+module.exports = { runSingle }

@@ -1,0 +1,73 @@
+'use strict'
+
+const net = require('node:net')
+
+const TRAILING_DOTS = /\.+$/
+
+/**
+ * The request's host name: lower-cased, without port and trailing dots.
+ * SVR.JS matched the raw Host header, port included (§8 S9).
+ * @param {import('node:http').IncomingMessage} req
+ * @returns {string} '' when the request has no Host
+ */
+function requestHostname (req) {
+  const host = req.headers.host
+  if (host === undefined || host === '') return ''
+  let name = host
+  if (name.charCodeAt(0) === 91 /* [ */) {
+    const end = name.indexOf(']')
+    name = end === -1 ? name : name.slice(1, end)
+  } else {
+    const colon = name.lastIndexOf(':')
+    if (colon !== -1) name = name.slice(0, colon)
+  }
+  name = name.toLowerCase()
+  return name === '.' || name === '..' ? name : name.replace(TRAILING_DOTS, '')
+}
+
+/**
+ * Compile a host pattern once at boot: undefined, '' or '*' match every
+ * host; '*.example.com' matches example.com and its subdomains; anything
+ * else matches exactly, ignoring case and port.
+ * @param {string|undefined} pattern
+ * @returns {((hostname: string) => boolean) | null} null when every host matches
+ */
+function compileHostMatcher (pattern) {
+  if (pattern === undefined || pattern === '' || pattern === '*') return null
+  const wanted = stripPort(pattern.toLowerCase())
+  if (wanted.startsWith('*.')) {
+    const apex = wanted.slice(2)
+    const suffix = '.' + apex
+    return (hostname) => hostname === apex || hostname.endsWith(suffix)
+  }
+  return (hostname) => hostname === wanted
+}
+
+function stripPort (pattern) {
+  if (pattern.startsWith('[')) return pattern.slice(1, pattern.indexOf(']'))
+  const colon = pattern.lastIndexOf(':')
+  return colon !== -1 && pattern.indexOf(':') === colon ? pattern.slice(0, colon) : pattern
+}
+
+/**
+ * @param {string} address as Node reports it (IPv4 may come as ::ffff:a.b.c.d)
+ * @returns {string}
+ */
+function normalizeAddress (address) {
+  if (address === undefined || address === null) return ''
+  return address.startsWith('::ffff:') && net.isIPv4(address.slice(7)) ? address.slice(7) : address
+}
+
+/**
+ * Match the server's local address (the one the client connected to), as
+ * the SVR.JS `ip` field of vhost entries does.
+ * @param {string|undefined} ip
+ * @returns {((localAddress: string) => boolean) | null}
+ */
+function compileLocalIpMatcher (ip) {
+  if (ip === undefined || ip === '' || ip === '*') return null
+  const wanted = normalizeAddress(ip)
+  return (localAddress) => normalizeAddress(localAddress) === wanted
+}
+
+module.exports = { requestHostname, compileHostMatcher, compileLocalIpMatcher, normalizeAddress }

@@ -1,0 +1,65 @@
+'use strict'
+
+const { createLogger } = require('./log')
+const { message, dispatch } = require('./ipc')
+const { createServer, listen, drain } = require('./server')
+const { listenError } = require('./listen')
+
+/**
+ * A cluster worker: waits for its options from the primary, builds the
+ * pipeline, listens, and reports back. It never reads the config file.
+ */
+function runWorker () {
+  const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid))
+  const state = { server: null, stopping: false }
+
+  const handlers = {
+    boot: (msg) => boot(msg.options, state, log),
+    shutdown: () => stop(state)
+  }
+  process.on('message', (msg) => dispatch(handlers, msg))
+
+  // The primary coordinates shutdown and reload: a Ctrl-C or a terminal
+  // hang-up reaches the whole process group, and must not cut requests here.
+  process.on('SIGINT', noop)
+  process.on('SIGHUP', noop)
+  // Without the primary nobody hands us connections any more.
+  process.on('disconnect', () => stop(state))
+  process.on('uncaughtException', (err) => {
+    log.error('uncaught exception, worker exits:', err)
+    process.exit(1)
+  })
+}
+
+function noop () {}
+
+async function boot (options, state, log) {
+  let server
+  try {
+    server = createServer(options, log)
+  } catch (err) {
+    reportBootError(err, err.message)
+    return
+  }
+  try {
+    const address = await listen(server, options.config.port)
+    state.server = server
+    process.send(message('listening', { address, pid: process.pid }))
+  } catch (err) {
+    reportBootError(err, listenError(err).message)
+  }
+}
+
+function reportBootError (err, reason) {
+  const fields = { code: err.code || 'ERR', reason }
+  process.send(message('boot-error', fields), () => process.exit(1))
+}
+
+async function stop (state) {
+  if (state.stopping) return
+  state.stopping = true
+  if (state.server !== null) await drain(state.server)
+  process.exit(0)
+}
+
+module.exports = { runWorker }

@@ -1,0 +1,191 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const net = require('node:net')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { once } = require('node:events')
+const { makeSite, startSvr, runSvr } = require('../helpers/server')
+const { request } = require('../helpers/http')
+
+/**
+ * Request `target` over and over until stop() is called; every failure
+ * (connection error or non-200) is recorded.
+ */
+function clientLoop (port, target, { agent } = {}) {
+  const stats = { ok: 0, errors: [], bodies: new Set() }
+  let running = true
+  const done = (async () => {
+    while (running) {
+      try {
+        const res = await request(port, target, { agent })
+        if (res.status === 200) stats.ok++
+        else stats.errors.push('status ' + res.status)
+        stats.bodies.add(res.body)
+      } catch (err) {
+        stats.errors.push(err.code || err.message)
+      }
+    }
+  })()
+  return { stats, stop: async () => { running = false; await done } }
+}
+
+describe('cluster lifecycle', () => {
+  it('should fork the configured number of workers and serve the webroot', async (t) => {
+    const site = await makeSite(t, { workers: 2 })
+    const svr = await startSvr(t, site.configFile)
+    assert.equal(svr.workerPids().size, 2)
+    const res = await request(svr.port, '/')
+    assert.equal(res.status, 200)
+    assert.equal(res.body, '<h1>test index</h1>\n')
+  })
+
+  it('should replace a killed worker while the other keeps serving', async (t) => {
+    const site = await makeSite(t, { workers: 2 })
+    const svr = await startSvr(t, site.configFile)
+    const before = svr.workerPids()
+    const mark = svr.output.length
+    process.kill(before.get(1), 'SIGKILL')
+    const loop = clientLoop(svr.port, '/')
+    const started = Date.now()
+    const match = await svr.waitFor(/worker 1 up \(pid (\d+)\)/, 2000, mark)
+    assert.notEqual(Number(match[1]), before.get(1))
+    assert.ok(Date.now() - started < 2000)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await loop.stop()
+    assert.ok(loop.stats.ok > 0, 'the surviving worker answered')
+    // A connection handed to the dead worker must not leave its client hanging.
+    assert.deepEqual(loop.stats.errors.filter((e) => /timed out/.test(e)), [])
+    assert.match(svr.output.slice(mark), /worker 1 exited unexpectedly \(signal SIGKILL\)/)
+    const res = await request(svr.port, '/')
+    assert.equal(res.status, 200)
+  })
+
+  it('should let an in-flight request finish on SIGTERM and exit 0', async (t) => {
+    const big = Buffer.alloc(32 * 1024 * 1024, 'x')
+    const site = await makeSite(t, { workers: 1 }, { 'big.bin': big })
+    const svr = await startSvr(t, site.configFile)
+    const received = await new Promise((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port: svr.port, path: '/big.bin', agent: false }, (res) => {
+        let bytes = 0
+        res.pause()
+        // Read slowly so the response is still in flight when SIGTERM arrives.
+        setTimeout(() => {
+          svr.signal('SIGTERM')
+          setTimeout(() => {
+            res.on('data', (chunk) => { bytes += chunk.length })
+            res.on('end', () => resolve(bytes))
+            res.resume()
+          }, 300)
+        }, 100)
+      })
+      req.on('error', reject)
+    })
+    assert.equal(received, big.length)
+    const exit = await svr.exited
+    assert.equal(exit.code, 0)
+    assert.match(svr.output, /shutting down on SIGTERM/)
+  })
+
+  it('should exit 0 promptly on SIGTERM when idle, and SIGINT likewise', async (t) => {
+    for (const signal of ['SIGTERM', 'SIGINT']) {
+      const site = await makeSite(t)
+      const svr = await startSvr(t, site.configFile)
+      const started = Date.now()
+      svr.signal(signal)
+      const exit = await svr.exited
+      assert.equal(exit.code, 0, signal)
+      assert.ok(Date.now() - started < 3000, signal + ' took too long')
+    }
+  })
+
+  it('should apply a changed config on SIGHUP without failing a request', async (t) => {
+    const site = await makeSite(t, { workers: 2 }, { 'index.html': 'old site', 'v2/index.html': 'new site' })
+    const svr = await startSvr(t, site.configFile)
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 2 })
+    t.after(() => agent.destroy())
+    const loops = [clientLoop(svr.port, '/', { agent }), clientLoop(svr.port, '/')]
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const mark = svr.output.length
+    await site.writeConfig({ workers: 2, wwwroot: path.join(site.dir, 'webroot', 'v2') })
+    svr.signal('SIGHUP')
+    await svr.waitFor(/reload applied/, 15000, mark)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    for (const loop of loops) await loop.stop()
+    for (const loop of loops) {
+      assert.deepEqual(loop.stats.errors, [])
+      assert.ok(loop.stats.ok > 10)
+    }
+    const res = await request(svr.port, '/')
+    assert.equal(res.body, 'new site')
+    assert.match(svr.output.slice(mark), /worker 1 \(pid \d+\) retired/)
+  })
+
+  it('should keep serving the old config when SIGHUP finds a broken one', async (t) => {
+    const site = await makeSite(t, { workers: 2 }, { 'index.html': 'old site' })
+    const svr = await startSvr(t, site.configFile)
+    const mark = svr.output.length
+    await fs.writeFile(site.configFile, JSON.stringify({ port: '127.0.0.1:0', workers: 'many' }))
+    svr.signal('SIGHUP')
+    await svr.waitFor(/reload refused/, 10000, mark)
+    assert.match(svr.output.slice(mark), /\/workers/)
+    const res = await request(svr.port, '/')
+    assert.equal(res.status, 200)
+    assert.equal(res.body, 'old site')
+  })
+})
+
+describe('listening', () => {
+  it('should exit non-zero with a clear message when the port is in use', async (t) => {
+    const blocker = net.createServer()
+    await new Promise((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    t.after(() => blocker.close())
+    const { port } = blocker.address()
+    const site = await makeSite(t, { port: '127.0.0.1:' + port })
+    const started = Date.now()
+    const result = await runSvr(['--config', site.configFile], { timeout: 5000 })
+    assert.notEqual(result.code, 0)
+    assert.ok(Date.now() - started < 5000)
+    assert.match(result.stderr, new RegExp('cannot listen on 127\\.0\\.0\\.1:' + port + ': address already in use'))
+  })
+
+  it('should listen on a unix socket path and replace a stale socket file', async (t) => {
+    const site = await makeSite(t, { workers: 1 })
+    const socketPath = path.join(site.dir, 'svr.sock')
+    // A socket file nobody listens on, as a killed server leaves behind.
+    const holder = spawn(process.execPath, ['-e',
+      'require("node:net").createServer().listen(process.argv[1], () => console.log("up"))', socketPath])
+    await once(holder.stdout, 'data')
+    holder.kill('SIGKILL')
+    await once(holder, 'exit')
+    assert.ok((await fs.lstat(socketPath)).isSocket())
+    await site.writeConfig({ workers: 1, port: socketPath })
+    const svr = await startSvr(t, site.configFile)
+    assert.equal(svr.socketPath, socketPath)
+    const res = await request(0, '/', { socketPath })
+    assert.equal(res.status, 200)
+  })
+
+  it('should accept "[v6]:port" and serve on ::1', async (t) => {
+    const site = await makeSite(t, { port: '[::1]:0', workers: 1 })
+    const svr = await startSvr(t, site.configFile)
+    assert.equal(svr.host, '::1')
+    const res = await request(svr.port, '/', { host: '::1' })
+    assert.equal(res.status, 200)
+  })
+})
+
+describe('single-threaded mode', () => {
+  it('should serve from one process and stop on SIGTERM', async (t) => {
+    const site = await makeSite(t)
+    const svr = await startSvr(t, site.configFile, { args: ['--single-threaded'] })
+    assert.equal(svr.workerPids().size, 0)
+    const res = await request(svr.port, '/')
+    assert.equal(res.status, 200)
+    svr.signal('SIGTERM')
+    assert.equal((await svr.exited).code, 0)
+  })
+})

@@ -1,0 +1,161 @@
+'use strict'
+
+const { spawn } = require('node:child_process')
+const fs = require('node:fs/promises')
+const os = require('node:os')
+const path = require('node:path')
+
+const SVR = path.resolve(__dirname, '..', '..', 'svr.js')
+const LISTENING = /listening on (?:(https?):\/\/(\[[^\]]+\]|[^:\s]+):(\d+)|unix:(\S+))/
+
+/**
+ * Make a temporary directory with a webroot and a config file.
+ * @param {object} t node:test context (cleans up after the test)
+ * @param {object} [config] merged over the test defaults
+ * @param {Object<string, string|Buffer>} [files] webroot-relative path -> content
+ * @returns {Promise<{dir: string, webroot: string, configFile: string, writeConfig: Function}>}
+ */
+async function makeSite (t, config = {}, files = { 'index.html': '<h1>test index</h1>\n' }) {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-test-'))
+  t.after(() => fs.rm(dir, { recursive: true, force: true }))
+  const webroot = path.join(dir, 'webroot')
+  await fs.mkdir(webroot)
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(webroot, name)
+    await fs.mkdir(path.dirname(file), { recursive: true })
+    await fs.writeFile(file, content)
+  }
+  const configFile = path.join(dir, 'config.json')
+  async function writeConfig (values) {
+    const full = { port: '127.0.0.1:0', wwwroot: 'webroot', workers: 2, ...values }
+    await fs.writeFile(configFile, JSON.stringify(full, null, 2))
+  }
+  await writeConfig(config)
+  return { dir, webroot, configFile, writeConfig }
+}
+
+/**
+ * Run svr.js with arguments and collect its output; for commands that exit
+ * by themselves (--check-config, bad configs, --help).
+ * @param {string[]} args
+ * @param {{timeout?: number, cwd?: string}} [opts]
+ * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string}>}
+ */
+function runSvr (args, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SVR, ...args], { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => { stdout += chunk })
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error('svr did not exit within ' + (opts.timeout || 10000) + ' ms\n' + stdout + stderr))
+    }, opts.timeout || 10000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+}
+
+/**
+ * Start svr.js as a server in its own process group and wait until it
+ * prints its address. The whole group is killed after the test.
+ * @param {object} t node:test context
+ * @param {string} configFile
+ * @param {{args?: string[], timeout?: number}} [opts]
+ */
+async function startSvr (t, configFile, opts = {}) {
+  const child = spawn(process.execPath, [SVR, '--config', configFile, ...(opts.args || [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true
+  })
+  const server = new SvrProcess(child)
+  t.after(() => server.kill())
+  const match = await server.waitFor(LISTENING, opts.timeout || 15000)
+  if (match[4] !== undefined) {
+    server.socketPath = match[4]
+    return server
+  }
+  server.port = Number(match[3])
+  server.host = match[2].replace(/^\[|\]$/g, '')
+  server.origin = match[1] + '://' + match[2] + ':' + match[3]
+  return server
+}
+
+class SvrProcess {
+  constructor (child) {
+    this.child = child
+    this.output = ''
+    this.exited = new Promise((resolve) => {
+      child.on('exit', (code, signal) => resolve({ code, signal }))
+    })
+    this.exitInfo = null
+    this.exited.then((info) => { this.exitInfo = info })
+    this.waiters = new Set()
+    const onData = (chunk) => {
+      this.output += chunk
+      for (const waiter of this.waiters) waiter()
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+  }
+
+  /**
+   * Wait until the combined output (from `from` on) matches a pattern.
+   * @param {RegExp} pattern
+   * @param {number} [timeout]
+   * @param {number} [from] output offset to search from
+   * @returns {Promise<RegExpMatchArray>}
+   */
+  waitFor (pattern, timeout = 10000, from = 0) {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = this.output.slice(from).match(pattern)
+        if (match !== null) {
+          finish()
+          resolve(match)
+        } else if (this.exitInfo !== null) {
+          finish()
+          reject(new Error('svr exited (' + JSON.stringify(this.exitInfo) + ') before printing ' + pattern + '\n' + this.output))
+        }
+      }
+      const timer = setTimeout(() => {
+        finish()
+        reject(new Error('timed out waiting for ' + pattern + '\n' + this.output))
+      }, timeout)
+      const onExit = () => setImmediate(check)
+      const finish = () => {
+        clearTimeout(timer)
+        this.waiters.delete(check)
+      }
+      this.waiters.add(check)
+      this.exited.then(onExit)
+      check()
+    })
+  }
+
+  /** pids of the workers, read from the "worker N up (pid P)" lines */
+  workerPids () {
+    const pids = new Map()
+    for (const match of this.output.matchAll(/worker (\d+) up \(pid (\d+)\)/g)) pids.set(Number(match[1]), Number(match[2]))
+    return pids
+  }
+
+  signal (name) {
+    this.child.kill(name)
+  }
+
+  kill () {
+    if (this.exitInfo !== null) return
+    try {
+      process.kill(-this.child.pid, 'SIGKILL')
+    } catch {
+      // The group is already gone; nothing left to clean up.
+    }
+  }
+}
+
+module.exports = { makeSite, runSvr, startSvr, SVR }

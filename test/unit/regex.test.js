@@ -1,0 +1,91 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const fc = require('fast-check')
+const { parseRegexString } = require('../../lib/config/regex')
+
+describe('parseRegexString(str)', () => {
+  describe('with a valid "/pattern/flags" string', () => {
+    it('should compile the pattern with its flags', () => {
+      const re = parseRegexString('/^ab+c$/gi')
+      assert.ok(re instanceof RegExp)
+      assert.equal(re.source, '^ab+c$')
+      assert.equal(re.flags, 'gi')
+    })
+
+    it('should accept no flags and an empty pattern', () => {
+      assert.equal(parseRegexString('/x/').flags, '')
+      assert.equal(parseRegexString('//').test('anything'), true)
+    })
+
+    it('should keep an escaped slash inside the pattern', () => {
+      const re = parseRegexString('/^\\/docs\\/v2$/')
+      assert.equal(re.test('/docs/v2'), true)
+      assert.equal(re.test('/docs/v3'), false)
+    })
+
+    it('should allow an unescaped slash inside a character class, as a regex literal does', () => {
+      const re = parseRegexString('/^a[/?]b$/')
+      assert.equal(re.test('a/b'), true)
+      assert.equal(re.test('a?b'), true)
+    })
+
+    it('should close the pattern after an escaped backslash', () => {
+      const re = parseRegexString('/a\\\\/')
+      assert.equal(re.source, 'a\\\\')
+      assert.equal(re.test('a\\'), true)
+    })
+
+    it('should read SVR.JS shipped regex strings', () => {
+      assert.equal(parseRegexString('/.*\\.(?:jpe?g|png|bmp|tiff|jfif|gif|webp)$/').test('/img/a.jpeg'), true)
+      assert.equal(parseRegexString('/^\\/serverSideScript\\.js(?:$|[?#])/').test('/serverSideScript.js?x'), true)
+    })
+
+    it('should return a new RegExp on every call, so lastIndex is never shared', () => {
+      const a = parseRegexString('/a/g')
+      a.test('aaa')
+      assert.notEqual(a, parseRegexString('/a/g'))
+      assert.equal(parseRegexString('/a/g').lastIndex, 0)
+    })
+
+    it('should read back what RegExp#toString prints', () => {
+      fc.assert(fc.property(fc.string(), fc.subarray(['g', 'i', 'm', 's', 'u']), (source, flagList) => {
+        let re
+        try {
+          re = new RegExp(source, flagList.join(''))
+        } catch {
+          return true
+        }
+        const parsed = parseRegexString(String(re))
+        return parsed.source === re.source && parsed.flags === re.flags
+      }), { numRuns: 500 })
+    })
+  })
+
+  describe('with an invalid string', () => {
+    const cases = [
+      ['a number', 42, /must be a string/],
+      ['no leading slash', 'abc/', /must start with "\/"/],
+      ['no closing slash', '/abc', /missing the closing "\/"/],
+      ['an unescaped slash in the pattern', '/a/b/', /flags.*\\\//],
+      ['flags that are not letters', '/a/g-', /flags/],
+      ['an unknown flag', '/a/q', /Invalid flags supplied to RegExp constructor 'q'/],
+      ['a repeated flag', '/a/gg', /Invalid flags/],
+      ['a pattern RegExp rejects', '/(unclosed/', /Unterminated group/]
+    ]
+    for (const [what, input, message] of cases) {
+      it('should throw a SyntaxError for ' + what, () => {
+        assert.throws(() => parseRegexString(input), (err) => {
+          assert.ok(err instanceof SyntaxError)
+          assert.match(err.message, message)
+          return true
+        })
+      })
+    }
+
+    it('should quote the offending string in the message', () => {
+      assert.throws(() => parseRegexString('/(unclosed/'), { message: /^invalid regex "\/\(unclosed\/": / })
+    })
+  })
+})
