@@ -2,6 +2,7 @@
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
+const { normalizeAddress, requestHostname } = require('./util/vhost')
 
 /**
  * Per-request state shared by the stages. Every field exists from the start
@@ -20,6 +21,11 @@ class RequestContext {
     this.pathname = query === -1 ? url : url.slice(0, query)
     this.search = query === -1 ? '' : url.slice(query)
     this.origHref = this.pathname
+    // The client as the access rules see it; trusted-proxy resolution will
+    // replace the socket peer here.
+    this.clientAddress = normalizeAddress(req.socket.remoteAddress)
+    this.localAddress = normalizeAddress(req.socket.localAddress)
+    this.hostname = requestHostname(req)
     this.decodedPath = null
     this.fsPath = null
     this.stat = undefined

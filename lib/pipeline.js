@@ -4,8 +4,18 @@ const { createContext } = require('./context')
 const { createResponder } = require('./respond')
 const { serverString } = require('./version')
 const { countRequest } = require('./stats')
+const { createHeadersStage } = require('./stages/headers')
 const { createRequestTargetStage } = require('./stages/request-target')
+const { createBlocklistStage } = require('./stages/blocklist')
+const { createSanitizeStage } = require('./stages/sanitize')
+const { createRewriteStage } = require('./stages/rewrite')
+const { createForbiddenStage } = require('./stages/forbidden')
+const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
+const { createTrailingSlashStage } = require('./stages/trailing-slash')
+const { createMethodsStage } = require('./stages/methods')
+const { createStatusStage } = require('./stages/status')
 const { createStaticStage } = require('./stages/static')
+const { createListingStage } = require('./stages/listing')
 
 /**
  * The request pipeline, in SVR.JS 3.x order (docs/pipeline.md). Each entry
@@ -16,8 +26,22 @@ const { createStaticStage } = require('./stages/static')
  * stage nothing to do, so that it costs nothing per request.
  */
 const STAGES = [
+  createHeadersStage, // Server and customHeaders first, so every answer carries them
   createRequestTargetStage,
-  createStaticStage
+  createBlocklistStage, // before sanitizing, as in SVR.JS
+  createSanitizeStage,
+  createRewriteStage,
+  createForbiddenStage, // access rules judge the rewritten path
+  createNonStandardCodesStage,
+  // Basic auth (401 entries) slots in here, before the trailing-slash
+  // redirect, so directory existence is not revealed to strangers.
+  createTrailingSlashStage,
+  // mods and serverSideScript.js slot in here: after every access check,
+  // before the built-in handlers they may shadow.
+  createMethodsStage,
+  createStatusStage,
+  createStaticStage,
+  createListingStage
 ]
 
 /**

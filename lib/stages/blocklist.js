@@ -1,0 +1,8 @@
+'use strict'
+
+// PLACEHOLDER: Clients in `blacklist` get 403.
+function createBlocklistStage (options, shared) {
+  return null
+}
+
+module.exports = { createBlocklistStage }

@@ -1,0 +1,8 @@
+'use strict'
+
+// PLACEHOLDER: The /svrjsstatus.svr status page.
+function createStatusStage (options, shared) {
+  return null
+}
+
+module.exports = { createStatusStage }
