@@ -5,6 +5,8 @@ const { countMalformed } = require('./stats')
 
 // nginx answers a request line longer than its header buffer (8 KiB) with 414.
 const MAX_REQUEST_LINE = 8192
+// token SP request-target SP HTTP-version (RFC 9112 §3)
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^ ]+ HTTP\/\d\.\d$/
 
 const STATUS_BY_CODE = {
   HPE_HEADER_OVERFLOW: 431,
@@ -15,7 +17,8 @@ const STATUS_BY_CODE = {
 
 /**
  * A request Node's parser rejected never reaches the pipeline; answer it on
- * the raw socket with a short page and close, as nginx does.
+ * the raw socket with a short page and close, as nginx does. Responses to
+ * earlier requests pipelined on the same connection are sent first.
  * @param {Error & {code?: string, rawPacket?: Buffer}} err
  * @param {import('node:net').Socket} socket
  * @param {string} serverString
@@ -28,6 +31,26 @@ function answerClientError (err, socket, serverString) {
   countMalformed()
   let status = STATUS_BY_CODE[err.code] || 400
   if (status === 431 && requestLineTooLong(err.rawPacket)) status = 414
+  // llhttp calls anything before the first space a method: a line that is
+  // not "METHOD target HTTP/x.y" at all is a bad request, not a bad method.
+  if (status === 405 && !looksLikeRequestLine(err.rawPacket, err.bytesParsed)) status = 400
+  afterPendingResponses(socket, status, serverString)
+}
+
+// Node attaches the response being written to the socket (a private but
+// long-stable field) and attaches the next pipelined one when it finishes.
+// Writing the error page and closing before they are done would cut off
+// answers to requests that were perfectly valid.
+function afterPendingResponses (socket, status, serverString) {
+  const pending = socket._httpMessage
+  if (pending) {
+    pending.once('close', () => afterPendingResponses(socket, status, serverString))
+    return
+  }
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
   const title = status + ' ' + reasonPhrase(status)
   const body = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>' + title +
     '</title></head><body><h1>' + title + '</h1></body></html>\n'
@@ -39,22 +62,22 @@ function answerClientError (err, socket, serverString) {
     'Connection: close\r\n\r\n' + body)
 }
 
+// The packet may start with earlier pipelined requests; the parser stopped
+// inside the method token, so the line starts after the last line break.
+function looksLikeRequestLine (packet, offset) {
+  if (!Buffer.isBuffer(packet)) return false
+  const at = Number.isInteger(offset) ? Math.min(Math.max(offset, 0), packet.length) : 0
+  const start = at === 0 ? 0 : packet.lastIndexOf(10 /* \n */, at - 1) + 1
+  let end = packet.indexOf('\r\n', start)
+  if (end === -1) end = packet.length
+  if (end - start > MAX_REQUEST_LINE + 64) return true
+  return REQUEST_LINE.test(packet.toString('latin1', start, end))
+}
+
 function requestLineTooLong (packet) {
   if (!Buffer.isBuffer(packet)) return false
   const end = packet.indexOf('\r\n')
   return end === -1 ? packet.length > MAX_REQUEST_LINE : end > MAX_REQUEST_LINE
 }
 
-/**
- * CONNECT reaches only mods with a proxy callback; without one, say so
- * instead of letting Node drop the connection silently.
- * @param {import('node:http').IncomingMessage} req
- * @param {import('node:net').Socket} socket
- * @param {string} serverString
- */
-function refuseConnect (req, socket, serverString) {
-  socket.end('HTTP/1.1 501 Not Implemented\r\nServer: ' + serverString +
-    '\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
-}
-
-module.exports = { answerClientError, refuseConnect, MAX_REQUEST_LINE }
+module.exports = { answerClientError, MAX_REQUEST_LINE }

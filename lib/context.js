@@ -31,6 +31,10 @@ class RequestContext {
     this.stat = undefined
     this.statPath = null
     this.error = null
+    // An absolute-form target, routed to the proxy pipeline.
+    this.isProxy = false
+    // The Basic-auth user name once a 401 rule has accepted the request.
+    this.authUser = null
   }
 }
 
@@ -53,6 +57,8 @@ function createContext (req, options, shared) {
 async function statOnce (ctx) {
   if (ctx.stat !== undefined && ctx.statPath === ctx.fsPath) return ctx.stat
   const target = ctx.fsPath
+  // An error belongs to the path it came from, not to a rewritten one.
+  ctx.error = null
   let stats = null
   try {
     stats = await fs.stat(target)

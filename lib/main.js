@@ -8,6 +8,8 @@ const { createLogger } = require('./log')
 const { fullServerString } = require('./version')
 const { runPrimary, withOverrides } = require('./primary')
 const { runSingle } = require('./single')
+const { prepareMods } = require('./mods/prepare')
+const { checkScript } = require('./script/check')
 
 const INSTALL_DIR = path.resolve(__dirname, '..')
 
@@ -40,22 +42,40 @@ async function main (argv) {
     process.exitCode = 1
     return
   }
-  if (args.action === 'check') {
-    process.stdout.write('configuration OK: ' + args.configFile + '\n')
-    return
-  }
-  const options = Object.freeze({
+  const base = {
     config,
     configFile: args.configFile,
     installDir: INSTALL_DIR,
-    disableMods: args.disableMods
-  })
+    disableMods: args.disableMods,
+    mods: []
+  }
+  let prepared
+  try {
+    await checkScript(base)
+    prepared = await prepareMods(base)
+  } catch (err) {
+    process.stderr.write(err.message + '\n')
+    process.exitCode = 1
+    return
+  }
+  if (args.action === 'check') {
+    prepared.remove()
+    process.stdout.write('configuration OK: ' + args.configFile + '\n')
+    return
+  }
+  const options = Object.freeze({ ...base, mods: prepared.mods })
+  const log = createLogger(args.singleThreaded ? 'single' : 'primary')
+  warnIgnored(prepared, log)
   if (args.singleThreaded) {
     Object.assign(process.env, config.environmentVariables)
-    await runSingle(options, args, createLogger('single'))
+    await runSingle(options, args, log, prepared)
   } else {
-    await runPrimary(options, args, createLogger('primary'))
+    await runPrimary(options, args, log, prepared)
   }
+}
+
+function warnIgnored (prepared, log) {
+  for (const file of prepared.ignored) log.warn('ignoring ' + file + ': a mod is a .tar.gz (SVR.JS 3.x) or a .js file (SVR.JS 4.x)')
 }
 
 module.exports = { main, INSTALL_DIR }

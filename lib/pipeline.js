@@ -12,10 +12,13 @@ const { createRewriteStage } = require('./stages/rewrite')
 const { createForbiddenStage } = require('./stages/forbidden')
 const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
 const { createTrailingSlashStage } = require('./stages/trailing-slash')
+const { createHandlersStage, createProxyHandlersStage } = require('./stages/handlers')
 const { createMethodsStage } = require('./stages/methods')
 const { createStatusStage } = require('./stages/status')
 const { createStaticStage } = require('./stages/static')
 const { createListingStage } = require('./stages/listing')
+const { createLinks } = require('./chain/links')
+const { createConnectHandler } = require('./chain/connect')
 
 /**
  * The request pipeline, in SVR.JS 3.x order (docs/pipeline.md). Each entry
@@ -36,12 +39,21 @@ const STAGES = [
   // Basic auth (401 entries) slots in here, before the trailing-slash
   // redirect, so directory existence is not revealed to strangers.
   createTrailingSlashStage,
-  // mods and serverSideScript.js slot in here: after every access check,
-  // before the built-in handlers they may shadow.
+  // Mods and serverSideScript.js run after every access check and before
+  // the built-in handlers, which they may shadow.
+  createHandlersStage,
   createMethodsStage,
   createStatusStage,
   createStaticStage,
   createListingStage
+]
+
+// Absolute-form targets (`GET http://host/x`), when a mod can proxy: the
+// path rules of this site do not apply to another site's URL, the block
+// list does. Without such a mod they take the main pipeline and get 501.
+const PROXY_STAGES = [
+  createBlocklistStage,
+  createProxyHandlersStage
 ]
 
 /**
@@ -53,36 +65,71 @@ function createShared (options, log) {
   const shared = {
     log,
     serverString: serverString(options.config),
-    respond: null
+    respond: null,
+    // The mods and script, loaded once: chain links, and their names (and
+    // versions) for the log and the status page.
+    links: [],
+    handlers: []
   }
   shared.respond = createResponder(options, shared)
+  shared.links = createLinks(options, shared)
+  shared.handlers = shared.links.map((link) => link.version === undefined ? link.name : link.name + ' ' + link.version)
   return shared
 }
 
 /**
  * @param {object} options runtime options
  * @param {object} log
- * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void}}
+ * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void,
+ *   handleConnect: (req, socket, head) => void, handlers: string[]}}
  */
 function createPipeline (options, log) {
   const shared = createShared(options, log)
-  const stages = []
-  for (const create of STAGES) {
-    const stage = create(options, shared)
-    if (stage !== null) stages.push(stage)
-  }
+  const stages = buildStages(STAGES, options, shared)
+  const proxyStages = buildStages(PROXY_STAGES, options, shared)
+  const proxying = shared.links.some((link) => typeof link.proxyRequest === 'function')
   function handleRequest (req, res) {
     countRequest(res)
-    runStages(stages, 0, req, res, createContext(req, options, shared))
+    const ctx = createContext(req, options, shared)
+    if (proxying && isAbsoluteForm(req.url)) {
+      ctx.isProxy = true
+      runStages(proxyStages, 0, req, res, ctx, 501)
+    } else {
+      runStages(stages, 0, req, res, ctx, 404)
+    }
   }
   function sendError (req, res, status) {
     countRequest(res)
     shared.respond.sendError(req, res, status)
   }
-  return { handleRequest, sendError }
+  const handleConnect = createConnectHandler(options, shared)
+  return { handleRequest, sendError, handleConnect, handlers: shared.handlers }
 }
 
-function runStages (stages, start, req, res, ctx) {
+function buildStages (factories, options, shared) {
+  const stages = []
+  for (const create of factories) {
+    const stage = create(options, shared)
+    if (stage !== null) stages.push(stage)
+  }
+  return stages
+}
+
+function isAbsoluteForm (url) {
+  const first = url.charCodeAt(0)
+  return first !== 47 /* / */ && url !== '*'
+}
+
+/**
+ * @param {Function[]} stages
+ * @param {number} start
+ * @param {object} req
+ * @param {object} res
+ * @param {object} ctx
+ * @param {number} unanswered the status when no stage answers: 404, or 501
+ *   for a proxy request no mod took
+ */
+function runStages (stages, start, req, res, ctx, unanswered) {
   for (let i = start; i < stages.length; i++) {
     let result
     try {
@@ -94,13 +141,13 @@ function runStages (stages, start, req, res, ctx) {
     if (result === true) return
     if (result !== false && result !== undefined && typeof result.then === 'function') {
       result.then(
-        (done) => { if (done !== true) runStages(stages, i + 1, req, res, ctx) },
+        (done) => { if (done !== true) runStages(stages, i + 1, req, res, ctx, unanswered) },
         (err) => fail(req, res, ctx, err)
       )
       return
     }
   }
-  ctx.shared.respond.sendError(req, res, 404)
+  ctx.shared.respond.sendError(req, res, unanswered)
 }
 
 function fail (req, res, ctx, err) {
@@ -108,4 +155,4 @@ function fail (req, res, ctx, err) {
   ctx.shared.respond.sendError(req, res, 500, { error: err })
 }
 
-module.exports = { createPipeline, STAGES }
+module.exports = { createPipeline, STAGES, PROXY_STAGES }

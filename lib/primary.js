@@ -1,12 +1,17 @@
 'use strict'
 
 const cluster = require('node:cluster')
+const fs = require('node:fs')
 const os = require('node:os')
 const { message, dispatch } = require('./ipc')
 const { svrError } = require('./errors')
 const { loadConfig } = require('./config/load')
 const { formatAddress, parseListenSpec, removeStaleSocket } = require('./listen')
 const { configErrorLines } = require('./config-report')
+const { prepareMods } = require('./mods/prepare')
+const { checkScript } = require('./script/check')
+const { scriptPath } = require('./script/locate')
+const { StatsCollector } = require('./cluster-stats')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -15,6 +20,7 @@ const STABLE_AFTER_MS = 60000
 const CRASH_LOOP_STREAK = 5
 // How long a fresh worker may take to boot and listen during a reload.
 const READY_TIMEOUT_MS = 30000
+const SCRIPT_WATCH_MS = 500
 
 function workerCount (config) {
   return config.workers === 'auto' ? os.availableParallelism() : config.workers
@@ -30,8 +36,10 @@ function withOverrides (config, args) {
  * drains them on SIGTERM/SIGINT. It never serves requests itself.
  */
 class Supervisor {
-  constructor (options, args, log) {
+  constructor (options, args, log, prepared) {
     this.options = options
+    this.prepared = prepared
+    this.watcher = null
     this.args = args
     this.log = log
     this.phase = 'booting'
@@ -40,10 +48,14 @@ class Supervisor {
     this.reloading = false
     this.reloadPending = false
     this.address = null
+    this.application = null
     this.forceTimer = null
+    this.stats = new StatsCollector()
     this.handlers = {
       listening: (msg, worker) => this.onListening(msg, worker),
-      'boot-error': (msg, worker) => this.onBootError(msg, worker)
+      'boot-error': (msg, worker) => this.onBootError(msg, worker),
+      'stats-query': (msg, worker) => this.onStatsQuery(msg, worker),
+      'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker)
     }
   }
 
@@ -79,6 +91,7 @@ class Supervisor {
     const { slot } = record
     this.log.info('worker ' + slot.id + ' up (pid ' + worker.process.pid + ')')
     this.address = msg.address
+    this.application = msg.handlers
     if (record.waiter !== null) {
       record.waiter.resolve()
       record.waiter = null
@@ -94,7 +107,27 @@ class Supervisor {
 
   announce () {
     const scheme = this.options.config.secure ? 'https' : 'http'
+    if (this.application && this.application.length !== 0) this.log.info('application code: ' + this.application.join(', '))
     this.log.info('listening on ' + formatAddress(this.address, scheme))
+    this.watchScript()
+  }
+
+  // With watchServerSideScript an edited script is rolled out like a reload.
+  watchScript () {
+    const file = scriptPath(this.options)
+    const wanted = this.options.config.watchServerSideScript && !this.options.disableMods
+    if (this.watcher !== null && (!wanted || this.watcher.file !== file)) {
+      fs.unwatchFile(this.watcher.file, this.watcher.listener)
+      this.watcher = null
+    }
+    if (!wanted || this.watcher !== null) return
+    const listener = (current, previous) => {
+      if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return
+      this.log.info(file + ' changed; reloading')
+      this.reload()
+    }
+    fs.watchFile(file, { interval: SCRIPT_WATCH_MS }, listener).unref()
+    this.watcher = { file, listener }
   }
 
   onBootError (msg, worker) {
@@ -110,6 +143,15 @@ class Supervisor {
       return
     }
     this.log.error('worker ' + (record ? record.slot.id : '?') + ' failed to start: ' + line)
+  }
+
+  // The status page shows every slot; one whose worker is down or still
+  // booting is listed as not answering.
+  onStatsQuery (msg, requester) {
+    const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
+    this.stats.collect(targets, (reply) => {
+      if (requester.isConnected()) requester.send(message('stats-reply', { id: msg.id, ...reply }))
+    })
   }
 
   onExit (worker, code, signal) {
@@ -193,17 +235,33 @@ class Supervisor {
       this.log.error('reload refused: the old configuration stays in use')
       return
     }
-    const options = { ...this.options, config }
+    const next = { ...this.options, config }
+    let prepared
+    try {
+      await checkScript(next)
+      prepared = await prepareMods(next)
+    } catch (err) {
+      this.log.error(err.message)
+      this.log.error('reload refused: the old configuration, script and mods stay in use')
+      return
+    }
+    const options = { ...next, mods: prepared.mods }
     const previousAddress = this.address
     try {
       await this.rollWorkers(options, workerCount(config))
     } catch (err) {
+      prepared.remove()
       this.log.error('reload failed: ' + err.message + '; workers not yet replaced keep the old configuration')
       return
     }
+    // Workers still draining loaded the old mods long ago; their files can go
+    // once those workers are gone.
+    setTimeout(this.prepared.remove, config.shutdownTimeout).unref()
+    this.prepared = prepared
     this.options = options
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
     if (JSON.stringify(previousAddress) !== JSON.stringify(this.address)) this.announce()
+    this.watchScript()
   }
 
   // One slot at a time: the fresh worker listens before the old one drains,
@@ -323,8 +381,9 @@ function isReady (slot) {
  * @param {object} options runtime options with the validated config
  * @param {object} args parsed command line
  * @param {object} log
+ * @param {{mods: object[], remove: Function}} prepared the mods made ready by prepareMods
  */
-async function runPrimary (options, args, log) {
+async function runPrimary (options, args, log, prepared) {
   // Workers share the listening socket and accept from the kernel queue
   // themselves. With round-robin the primary accepts and hands each
   // connection over IPC; one handed to a worker that has just died is never
@@ -333,7 +392,7 @@ async function runPrimary (options, args, log) {
   // connection.
   cluster.schedulingPolicy = cluster.SCHED_NONE
   cluster.setupPrimary({ exec: require.resolve('../svr.js'), args: [] })
-  const supervisor = new Supervisor(options, args, log)
+  const supervisor = new Supervisor(options, args, log, prepared)
   process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
   process.on('SIGINT', () => supervisor.stop('SIGINT'))
   process.on('SIGHUP', () => { supervisor.reload() })

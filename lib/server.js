@@ -4,7 +4,7 @@ const http = require('node:http')
 const net = require('node:net')
 const { createPipeline } = require('./pipeline')
 const { parseListenSpec } = require('./listen')
-const { answerClientError, refuseConnect } = require('./client-error')
+const { answerClientError } = require('./client-error')
 const { serverString } = require('./version')
 
 // A keep-alive client may send its next request at the very moment the
@@ -21,16 +21,18 @@ const DRAIN_SWEEP_MS = 50
  * to report the address.
  * @param {object} options {config, configFile, installDir, disableMods}
  * @param {object} log process logger
- * @returns {http.Server & {svrDraining: boolean}}
+ * @returns {http.Server & {svrDraining: boolean, svrHandlers: string[]}}
  */
 function createServer (options, log) {
   const signature = serverString(options.config)
   // A missing Host is answered by the pipeline, with a proper error page.
   const server = http.createServer({ requireHostHeader: false })
   server.svrDraining = false
-  usePipeline(server, createPipeline(options, log))
+  const pipeline = createPipeline(options, log)
+  // The application code this worker runs, for the start-up log.
+  server.svrHandlers = pipeline.handlers
+  usePipeline(server, pipeline)
   server.on('clientError', (err, socket) => answerClientError(err, socket, signature))
-  server.on('connect', (req, socket) => refuseConnect(req, socket, signature))
   return server
 }
 
@@ -42,6 +44,8 @@ function createServer (options, log) {
 function usePipeline (server, pipeline) {
   server.removeAllListeners('request')
   server.removeAllListeners('checkExpectation')
+  server.removeAllListeners('connect')
+  server.on('connect', pipeline.handleConnect)
   server.on('request', function onRequest (req, res) {
     if (server.svrDraining) res.shouldKeepAlive = false
     pipeline.handleRequest(req, res)

@@ -7,6 +7,9 @@ const { configErrorLines } = require('./config-report')
 const { withOverrides } = require('./primary')
 const { createPipeline } = require('./pipeline')
 const { svrError } = require('./errors')
+const { containRequestError } = require('./request-scope')
+const { prepareMods } = require('./mods/prepare')
+const { checkScript } = require('./script/check')
 
 /**
  * --single-threaded: one process serves everything. Without a primary to
@@ -15,12 +18,19 @@ const { svrError } = require('./errors')
  * @param {object} options runtime options
  * @param {object} args parsed command line
  * @param {object} log
+ * @param {{mods: object[], remove: Function}} prepared the mods made ready by prepareMods
  */
-async function runSingle (options, args, log) {
+async function runSingle (options, args, log, prepared) {
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
   const spec = parseListenSpec(options.config.port)
   if (spec.path !== undefined) await removeStaleSocket(spec.path)
-  const server = createServer(options, log)
+  let server
+  try {
+    server = createServer(options, log)
+  } catch (err) {
+    log.error(err.message)
+    process.exit(1)
+  }
   let address
   try {
     address = await listen(server, options.config.port)
@@ -29,14 +39,18 @@ async function runSingle (options, args, log) {
     process.exit(1)
   }
   log.info('listening on ' + formatAddress(address, options.config.secure ? 'https' : 'http'))
-  const state = { options, stopping: false }
+  const state = { options, stopping: false, prepared }
   process.on('SIGTERM', () => stop(server, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(server, state, log, 'SIGINT'))
   process.on('SIGHUP', () => reload(server, state, args, log))
-  process.on('uncaughtException', (err) => {
-    log.error('uncaught exception, stopping:', err)
-    process.exit(1)
-  })
+  process.on('uncaughtException', (err) => crashUnlessContained(err, log))
+  process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
+}
+
+function crashUnlessContained (err, log) {
+  if (containRequestError(err, log)) return
+  log.error('uncaught exception, stopping:', err)
+  process.exit(1)
 }
 
 async function stop (server, state, log, signal) {
@@ -65,11 +79,22 @@ async function reload (server, state, args, log) {
     log.error('reload refused: the old configuration stays in use')
     return
   }
-  const options = { ...state.options, config }
+  const next = { ...state.options, config }
+  let prepared
   let pipeline
+  try {
+    await checkScript(next)
+    prepared = await prepareMods(next)
+  } catch (err) {
+    log.error(err.message)
+    log.error('reload refused: the old configuration, script and mods stay in use')
+    return
+  }
+  const options = { ...next, mods: prepared.mods }
   try {
     pipeline = createPipeline(options, log)
   } catch (err) {
+    prepared.remove()
     log.error('reload failed:', err)
     return
   }
@@ -77,6 +102,8 @@ async function reload (server, state, args, log) {
     log.warn('reload: a new port takes effect only after a restart in single-threaded mode')
   }
   usePipeline(server, pipeline)
+  setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
+  state.prepared = prepared
   state.options = options
   log.info('reload applied')
 }

@@ -4,6 +4,8 @@ const { createLogger } = require('./log')
 const { message, dispatch } = require('./ipc')
 const { createServer, listen, drain } = require('./server')
 const { listenError } = require('./listen')
+const { containRequestError } = require('./request-scope')
+const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -15,7 +17,9 @@ function runWorker () {
 
   const handlers = {
     boot: (msg) => boot(msg.options, state, log),
-    shutdown: () => stop(state)
+    shutdown: () => stop(state),
+    'stats-collect': answerStatsCollect,
+    'stats-reply': settleStatsQuery
   }
   process.on('message', (msg) => dispatch(handlers, msg))
 
@@ -25,13 +29,17 @@ function runWorker () {
   process.on('SIGHUP', noop)
   // Without the primary nobody hands us connections any more.
   process.on('disconnect', () => stop(state))
-  process.on('uncaughtException', (err) => {
-    log.error('uncaught exception, worker exits:', err)
-    process.exit(1)
-  })
+  process.on('uncaughtException', (err) => crashUnlessContained(err, log))
+  process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
 }
 
 function noop () {}
+
+function crashUnlessContained (err, log) {
+  if (containRequestError(err, log)) return
+  log.error('uncaught exception, worker exits:', err)
+  process.exit(1)
+}
 
 async function boot (options, state, log) {
   let server
@@ -44,7 +52,7 @@ async function boot (options, state, log) {
   try {
     const address = await listen(server, options.config.port)
     state.server = server
-    process.send(message('listening', { address, pid: process.pid }))
+    process.send(message('listening', { address, pid: process.pid, handlers: server.svrHandlers }))
   } catch (err) {
     reportBootError(err, listenError(err).message)
   }

@@ -1,8 +1,33 @@
 'use strict'
 
-// PLACEHOLDER: OPTIONS 204 and 405 for methods the built-in handlers do not serve.
+// The built-in handlers (status page, static files, listings) only read.
+const ALLOW = 'GET, HEAD, OPTIONS'
+const ALLOW_HEADERS = Object.freeze({ Allow: ALLOW })
+
+/**
+ * Methods the built-in handlers serve: GET and HEAD pass on, OPTIONS is
+ * answered 204 with Allow, anything else 405 with the same Allow. Mods and
+ * serverSideScript.js run before this stage, so a POST they handle never
+ * gets here; unlike SVR.JS 3.x, a POST nobody handles no longer returns the
+ * file (§8 F2).
+ * @param {object} options runtime options
+ * @param {{respond: object}} shared
+ * @returns {(req, res, ctx) => boolean}
+ */
 function createMethodsStage (options, shared) {
-  return null
+  const { respond } = shared
+  return function checkMethod (req, res, ctx) {
+    const method = req.method
+    if (method === 'GET' || method === 'HEAD') return false
+    if (method === 'OPTIONS') {
+      res.statusCode = 204
+      res.setHeader('Allow', ALLOW)
+      res.end()
+      return true
+    }
+    respond.sendError(req, res, 405, { headers: ALLOW_HEADERS })
+    return true
+  }
 }
 
 module.exports = { createMethodsStage }

@@ -1,8 +1,116 @@
 'use strict'
 
-// PLACEHOLDER: wwwredirect, wwwrootPostfixesVHost and rewriteMap.
+const { statOnce, toFsPath } = require('../context')
+const { compileCustomHeaders, refreshPathHeaders } = require('../custom-headers')
+const { compilePostfixes } = require('../rewrite/postfix')
+const { compileRewriteMap, ruleMatches, statAllows, applyRule, collapseSlashes } = require('../rewrite/rewrite-map')
+const { compileWwwRedirect } = require('../rewrite/www-redirect')
+const { sanitizePath, fixRawBytes, decodePath, classifyRewrite } = require('../util/sanitize-path')
+
+/**
+ * URL changes decided by configuration, in SVR.JS order (reference §2.1
+ * stages 18–20, §2.4): `wwwredirect`, then web-root postfixes, then the
+ * first matching `rewriteMap` rule (no chaining). A new URL is sanitised
+ * again: one that climbs out with `..` is refused with 403, a malformed one
+ * with 400. ctx.origHref keeps the path the client asked for.
+ * @param {object} options runtime options
+ * @param {object} shared per-worker services
+ * @returns {((req, res, ctx) => boolean | Promise<boolean>) | null} null when
+ *   none of these features is configured
+ */
 function createRewriteStage (options, shared) {
-  return null
+  const { config } = options
+  const wwwLocation = compileWwwRedirect(config)
+  const addPostfix = compilePostfixes(config)
+  const rules = compileRewriteMap(config.rewriteMap)
+  if (wwwLocation === null && addPostfix === null && rules.length === 0) return null
+  const state = {
+    root: config.wwwroot,
+    allowDoubleSlashes: config.allowDoubleSlashes,
+    postfixDoubleSlashes: config.allowPostfixDoubleSlashes,
+    headers: compileCustomHeaders(config, shared.serverString),
+    respond: shared.respond,
+    rules
+  }
+
+  return function rewrite (req, res, ctx) {
+    if (wwwLocation !== null) {
+      const location = wwwLocation(req, ctx)
+      if (location !== null) {
+        state.respond.redirect(req, res, location, 301)
+        return true
+      }
+    }
+    if (addPostfix !== null) {
+      const url = addPostfix(req.url, ctx)
+      if (url !== null && commitUrl(state, req, res, ctx, url, state.postfixDoubleSlashes)) return true
+    }
+    return rules.length === 0 ? false : runRules(state, req, res, ctx, 0)
+  }
+}
+
+/**
+ * Apply the first rule that matches from `start` on; stat the current path
+ * only when a matching rule has a file condition.
+ * @returns {boolean | Promise<boolean>}
+ */
+function runRules (state, req, res, ctx, start) {
+  const { rules } = state
+  const url = req.url
+  let collapsed = null
+  for (let i = start; i < rules.length; i++) {
+    const rule = rules[i]
+    let input = url
+    if (state.allowDoubleSlashes && !rule.allowDoubleSlashes) {
+      if (collapsed === null) collapsed = collapseSlashes(url)
+      input = collapsed
+    }
+    if (!ruleMatches(rule, input, ctx)) continue
+    if (rule.needsStat) {
+      if (ctx.stat === undefined || ctx.statPath !== ctx.fsPath) return statThenRun(state, req, res, ctx, i, input)
+      if (!statAllows(rule, ctx.stat)) continue
+    }
+    return commitUrl(state, req, res, ctx, applyRule(rule, input), state.allowDoubleSlashes)
+  }
+  return false
+}
+
+async function statThenRun (state, req, res, ctx, index, input) {
+  const rule = state.rules[index]
+  if (!statAllows(rule, await statOnce(ctx))) return runRules(state, req, res, ctx, index + 1)
+  return commitUrl(state, req, res, ctx, applyRule(rule, input), state.allowDoubleSlashes)
+}
+
+/**
+ * Make a rewritten URL the request's URL, or refuse it.
+ * @returns {boolean} true when the request was answered (400 or 403)
+ */
+function commitUrl (state, req, res, ctx, url, allowDoubleSlashes) {
+  const fixed = fixRawBytes(url)
+  const query = fixed.indexOf('?')
+  let path = query === -1 ? fixed : fixed.slice(0, query)
+  const search = query === -1 ? '' : fixed.slice(query)
+  // A result without the leading slash (including '' and '*') is a path all the same.
+  if (path.charCodeAt(0) !== 47 /* / */) path = '/' + path
+  const verdict = classifyRewrite(path, allowDoubleSlashes)
+  const clean = verdict === 'escapes'
+    ? null
+    : verdict === 'clean' ? path : sanitizePath(path, allowDoubleSlashes)
+  const decoded = clean === null ? null : decodePath(clean)
+  if (decoded === null) {
+    // SVR.JS: "Content blocked" for a rewrite that climbs with `..`.
+    const status = verdict === 'escapes' && sanitizePath(path, allowDoubleSlashes) !== null ? 403 : 400
+    ctx.shared.log.warn('rewritten URL refused (' + status + '): ' + ctx.originalUrl + ' -> ' + fixed)
+    state.respond.sendError(req, res, status)
+    return true
+  }
+  ctx.pathname = clean
+  ctx.search = search
+  ctx.decodedPath = decoded
+  ctx.fsPath = toFsPath(state.root, decoded)
+  req.url = clean + search
+  refreshPathHeaders(res, state.headers, ctx, req.url)
+  return false
 }
 
 module.exports = { createRewriteStage }

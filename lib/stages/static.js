@@ -1,33 +1,164 @@
 'use strict'
 
 const send = require('send')
+const { statOnce } = require('../context')
+const { compileCacheControl } = require('../static/cache-control')
+const { sendCoded } = require('../static/coded-response')
+const { createCompression, CODINGS } = require('../static/compression')
+const { strongEtag } = require('../static/etag')
+const { statusForFsError } = require('../static/fs-errors')
+const { createIndexFinder } = require('../static/index-files')
+const { createSymlinkPolicy } = require('../static/symlinks')
 
 const INDEX_FILES = ['index.html', 'index.htm', 'index.xhtml']
+const NO_CODINGS = Object.freeze([])
+const VARIES_BY_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i
+// Whether the stage set Cache-Control on the response a send stream writes.
+const kCacheControl = Symbol('svr.static.cacheControl')
 
 /**
- * Static files from the webroot through `send`, which owns ETag,
- * Last-Modified, conditional requests, ranges and HEAD.
+ * Static files from the webroot (reference §2.9.2, §2.9.4). The path is
+ * stat'ed once (statOnce); a directory is served through its index file,
+ * or left to the listing stage with ctx.stat still describing it. The
+ * identity representation goes through `send` (strong ETag, Last-Modified,
+ * conditional requests, ranges, HEAD); a representation in a content
+ * coding is written by lib/static/coded-response.js.
  * @param {object} options runtime options
+ * @param {{respond: object, log: object}} shared
  * @returns {(req, res, ctx) => Promise<boolean>}
  */
-function createStaticStage (options) {
-  const sendOptions = Object.freeze({
-    root: options.config.wwwroot,
-    index: INDEX_FILES,
-    dotfiles: 'deny'
-  })
-  return function serveStatic (req, res, ctx) {
-    return new Promise((resolve) => {
-      const stream = send(req, ctx.pathname, sendOptions)
-      stream.on('error', (err) => {
-        ctx.shared.respond.sendError(req, res, err.status || 500, { error: err })
-        resolve(true)
-      })
-      stream.on('end', () => resolve(true))
-      stream.on('headers', () => resolve(true))
-      stream.pipe(res)
+function createStaticStage (options, shared) {
+  const { config } = options
+  const { respond, log } = shared
+  const cacheControlFor = compileCacheControl(config.cacheControl)
+  const mayFollow = createSymlinkPolicy(config.followSymlinks, config.wwwroot)
+  const compression = createCompression(config, mayFollow)
+  const findIndex = createIndexFinder(INDEX_FILES)
+  const etags = config.enableETag
+  // send's `public, max-age=0` and weak ETag stay off: the stage sets
+  // Cache-Control from the rules and a strong ETag itself. Index files and
+  // dotfiles are settled before send sees a path (see sendIdentity).
+  const sendOptions = Object.freeze({ acceptRanges: true, cacheControl: false, etag: false, lastModified: true })
+
+  function fail (req, res, status, err, setCacheControl) {
+    // A cacheable error page could outlive the file's repair by a year.
+    if (setCacheControl) res.removeHeader('Cache-Control')
+    if (status >= 500 && err !== null) log.error(req.method + ' ' + req.url + ' failed:', err)
+    respond.sendError(req, res, status, {
+      headers: err !== null ? err.headers : undefined,
+      error: status >= 500 && err !== null ? err : undefined
     })
   }
+
+  // `this` is the send stream: a listener shared by every request.
+  function onSendError (err) {
+    const status = typeof err.code === 'string' ? statusForFsError(err) : err.status || 500
+    fail(this.req, this.res, status, err, this[kCacheControl])
+  }
+
+  function sendIdentity (req, res, urlPath, file, stat, setCacheControl) {
+    const stream = send(req, urlPath, sendOptions)
+    // send's public send(path, stat) transfers a file stat'ed already. It
+    // writes to `res`, which pipe() would set before stat'ing it once more.
+    stream.res = res
+    stream[kCacheControl] = setCacheControl
+    stream.on('error', onSendError)
+    if (etags) stream.on('headers', setStrongEtag)
+    stream.send(file, stat)
+  }
+
+  async function serveFile (req, res, urlPath, file, stat) {
+    res.setHeader('X-Content-Type-Options', 'nosniff')
+    const cacheControl = cacheControlFor === null ? null : cacheControlFor(urlPath)
+    if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
+    const contentType = compression === null ? null : compression.negotiableType(urlPath, file, stat.size)
+    if (contentType !== null) {
+      addVary(res)
+      // Ranges count bytes of the identity representation.
+      const codings = req.headers.range === undefined ? compression.acceptableCodings(req) : NO_CODINGS
+      if (codings.length !== 0) {
+        const sidecar = await compression.findSidecar(file, stat, codings)
+        const coding = sidecar === null ? CODINGS[codings[0]] : sidecar.coding
+        const status = await sendCoded(req, res, { coding, file, stat, sidecar, contentType, etag: etags })
+        if (status !== 0) fail(req, res, status, null, cacheControl !== null)
+        return
+      }
+    }
+    sendIdentity(req, res, urlPath, file, stat, cacheControl !== null)
+  }
+
+  return async function serveStatic (req, res, ctx) {
+    if (ctx.fsPath === null || (req.method !== 'GET' && req.method !== 'HEAD')) return false
+    const stat = await statOnce(ctx)
+    if (stat === null) {
+      const err = ctx.error !== null && ctx.error.path === ctx.fsPath ? ctx.error : null
+      fail(req, res, statusForFsError(err), err, false)
+      return true
+    }
+    let file = ctx.fsPath
+    let fileStat = stat
+    let urlPath = ctx.pathname
+    if (stat.isDirectory()) {
+      const index = await findIndex(file)
+      if (index === null) {
+        // Not this stage's to answer, unless the directory is out of bounds.
+        const refusal = await linkRefusal(mayFollow, file)
+        if (refusal === 0) return false
+        fail(req, res, refusal, null, false)
+        return true
+      }
+      file = index.path
+      fileStat = index.stat
+      urlPath = joinUrlPath(urlPath, index.name)
+    } else if (!stat.isFile()) {
+      // FIFOs, sockets and devices: reading one could block or never end.
+      fail(req, res, 501, null, false)
+      return true
+    }
+    const refusal = await linkRefusal(mayFollow, file)
+    if (refusal !== 0) {
+      fail(req, res, refusal, null, false)
+      return true
+    }
+    await serveFile(req, res, urlPath, file, fileStat)
+    return true
+  }
+}
+
+/**
+ * @returns {Promise<number>} 0 when the symlink policy lets the file be
+ *   served, 403 when it refuses, or the status for the realpath error
+ */
+async function linkRefusal (mayFollow, file) {
+  if (mayFollow === null) return 0
+  try {
+    return (await mayFollow(file)) ? 0 : 403
+  } catch (err) {
+    return statusForFsError(err)
+  }
+}
+
+// A 'headers' listener of send: the strong tag replaces send's weak one,
+// early enough for send's own conditional and If-Range checks to use it.
+function setStrongEtag (res, file, stat) {
+  res.setHeader('ETag', strongEtag(stat, ''))
+}
+
+/**
+ * Add Accept-Encoding to Vary, keeping what customHeaders put there.
+ * @param {import('node:http').ServerResponse} res
+ */
+function addVary (res) {
+  const vary = res.getHeader('Vary')
+  if (vary === undefined) {
+    res.setHeader('Vary', 'Accept-Encoding')
+  } else if (!VARIES_BY_ENCODING.test(String(vary))) {
+    res.setHeader('Vary', vary + ', Accept-Encoding')
+  }
+}
+
+function joinUrlPath (dir, name) {
+  return dir.charCodeAt(dir.length - 1) === 47 /* / */ ? dir + name : dir + '/' + name
 }
 
 module.exports = { createStaticStage }

@@ -10,28 +10,7 @@ const { spawn } = require('node:child_process')
 const { once } = require('node:events')
 const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
-
-/**
- * Request `target` over and over until stop() is called; every failure
- * (connection error or non-200) is recorded.
- */
-function clientLoop (port, target, { agent } = {}) {
-  const stats = { ok: 0, errors: [], bodies: new Set() }
-  let running = true
-  const done = (async () => {
-    while (running) {
-      try {
-        const res = await request(port, target, { agent })
-        if (res.status === 200) stats.ok++
-        else stats.errors.push('status ' + res.status)
-        stats.bodies.add(res.body)
-      } catch (err) {
-        stats.errors.push(err.code || err.message)
-      }
-    }
-  })()
-  return { stats, stop: async () => { running = false; await done } }
-}
+const { clientLoop } = require('../helpers/client-loop')
 
 describe('cluster lifecycle', () => {
   it('should fork the configured number of workers and serve the webroot', async (t) => {

@@ -1,0 +1,31 @@
+'use strict'
+
+const { request } = require('./http')
+
+/**
+ * Request `target` over and over until stop() is called; every failure
+ * (connection error or non-200) is recorded, and every distinct body kept.
+ * @param {number} port
+ * @param {string} target
+ * @param {{agent?: import('node:http').Agent}} [opts]
+ * @returns {{stats: {ok: number, errors: string[], bodies: Set<string>}, stop: () => Promise<void>}}
+ */
+function clientLoop (port, target, { agent } = {}) {
+  const stats = { ok: 0, errors: [], bodies: new Set() }
+  let running = true
+  const done = (async () => {
+    while (running) {
+      try {
+        const res = await request(port, target, { agent })
+        if (res.status === 200) stats.ok++
+        else stats.errors.push('status ' + res.status)
+        stats.bodies.add(res.body)
+      } catch (err) {
+        stats.errors.push(err.code || err.message)
+      }
+    }
+  })()
+  return { stats, stop: async () => { running = false; await done } }
+}
+
+module.exports = { clientLoop }

@@ -1,0 +1,187 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const tar = require('tar')
+const { makeSite, startSvr, runSvr } = require('../helpers/server')
+const { request } = require('../helpers/http')
+const net = require('node:net')
+
+/**
+ * Pack an SVR.JS 3.x mod (index.js + mod.info) into mods/<name>.tar.gz.
+ */
+async function packLegacyMod (modsDir, name, indexJs, info) {
+  const src = await fs.mkdtemp(path.join(modsDir, '..', 'src-'))
+  await fs.writeFile(path.join(src, 'index.js'), indexJs)
+  const entries = ['index.js']
+  if (info !== undefined) {
+    await fs.writeFile(path.join(src, 'mod.info'), JSON.stringify(info))
+    entries.push('mod.info')
+  }
+  await tar.c({ gzip: true, file: path.join(modsDir, name), cwd: src }, entries)
+}
+
+// A 3.x mod: a constructor whose callback returns the request function.
+const FIRST_MOD = `
+function Mod () {}
+Mod.prototype.callback = function (req, res, serverconsole, responseEnd, href, ext, uobject, search,
+  defaultpage, users, page404, head, foot, fd, elseCallback, configJSON, callServerError) {
+  return function () {
+    if (href === '/first-only') {
+      res.end('first mod answered')
+      return
+    }
+    if (href === '/boom') throw new Error('mod failure')
+    res.setHeader('X-Chain', 'first')
+    elseCallback()
+  }
+}
+module.exports = Mod
+`
+
+// A 4.x mod.
+const SECOND_MOD = `
+module.exports = (req, res, logFacilities, config, next) => {
+  res.setHeader('X-Chain', res.getHeader('X-Chain') + ',second')
+  if (req.parsedURL.pathname === '/second-only') return res.responseEnd('second mod answered')
+  next()
+}
+module.exports.modInfo = { name: 'second-mod', version: '2.0' }
+`
+
+const SCRIPT = "if (href === '/chain') { res.end(res.getHeader('X-Chain') + ',script'); return }\n"
+
+async function siteWithMods (t) {
+  const site = await makeSite(t, { workers: 1 })
+  const mods = path.join(site.dir, 'mods')
+  await fs.mkdir(mods)
+  await packLegacyMod(mods, '00-first.tar.gz', FIRST_MOD, { name: 'First', version: '1.0.0' })
+  await fs.writeFile(path.join(mods, '01-second.js'), SECOND_MOD)
+  await fs.writeFile(path.join(mods, 'README.md'), 'notes, not a mod')
+  await fs.writeFile(path.join(mods, 'logo.png'), 'not a mod either')
+  await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
+  return { site, mods }
+}
+
+describe('mods', () => {
+  it('should chain mods in alphabetical order, then the script, then static files', async (t) => {
+    const { site } = await siteWithMods(t)
+    const svr = await startSvr(t, site.configFile)
+    assert.match(svr.output, /application code: First 1\.0\.0, second-mod 2\.0, serverSideScript\.js/)
+    assert.match(svr.output, /warn \[primary\] ignoring \S+logo\.png: a mod is a \.tar\.gz/)
+    assert.doesNotMatch(svr.output, /README/)
+    assert.equal((await request(svr.port, '/chain')).body, 'first,second,script')
+    assert.equal((await request(svr.port, '/first-only')).body, 'first mod answered')
+    assert.equal((await request(svr.port, '/second-only')).body, 'second mod answered')
+    const file = await request(svr.port, '/')
+    assert.equal(file.body, '<h1>test index</h1>\n')
+    assert.equal(file.headers['x-chain'], 'first,second')
+    const status = await request(svr.port, '/svrjsstatus.svr')
+    assert.match(status.body, /First 1\.0\.0, second-mod 2\.0, serverSideScript\.js/)
+  })
+
+  it('should answer 500 when a mod throws and keep serving', async (t) => {
+    const { site } = await siteWithMods(t)
+    const svr = await startSvr(t, site.configFile)
+    const res = await request(svr.port, '/boom')
+    assert.equal(res.status, 500)
+    await svr.waitFor(/First failed on GET \/boom/, 5000)
+    assert.equal((await request(svr.port, '/chain')).status, 200)
+  })
+
+  it('should run neither mods nor the script with --disable-mods', async (t) => {
+    const { site } = await siteWithMods(t)
+    const svr = await startSvr(t, site.configFile, { args: ['--disable-mods'] })
+    const res = await request(svr.port, '/first-only')
+    assert.equal(res.status, 404)
+    assert.doesNotMatch(svr.output, /application code/)
+  })
+
+  it('should unpack archives once, outside the webroot, and remove them on exit', async (t) => {
+    const { site } = await siteWithMods(t)
+    const svr = await startSvr(t, site.configFile)
+    const res = await request(svr.port, '/first-only')
+    assert.equal(res.status, 200)
+    const dirs = (await fs.readdir(require('node:os').tmpdir())).filter((name) => name.startsWith('svr-mods-'))
+    assert.ok(dirs.length >= 1)
+    const before = new Set(dirs)
+    svr.signal('SIGTERM')
+    await svr.exited
+    const after = (await fs.readdir(require('node:os').tmpdir())).filter((name) => name.startsWith('svr-mods-'))
+    assert.ok(after.length < before.size, 'the unpacked mods were removed')
+  })
+
+  for (const [label, prepare, pattern] of [
+    ['a broken archive', (mods) => fs.writeFile(path.join(mods, '02-broken.tar.gz'), 'not gzip at all'), /02-broken\.tar\.gz/],
+    ['a mod without callback', (mods) => packLegacyMod(mods, '02-nocb.tar.gz', 'module.exports = function Mod () {}\n'), /02-nocb\.tar\.gz.*callback/],
+    ['a mod with a syntax error', (mods) => fs.writeFile(path.join(mods, '02-bad.js'), 'module.exports = (\n'), /02-bad\.js.*SyntaxError/]
+  ]) {
+    it('should refuse to start with ' + label + ', naming the file', async (t) => {
+      const { site, mods } = await siteWithMods(t)
+      await prepare(mods)
+      const result = await runSvr(['--config', site.configFile], { timeout: 15000 })
+      assert.equal(result.code, 1)
+      assert.match(result.stderr, pattern)
+    })
+  }
+
+  it('should send absolute-form requests and CONNECT only to mods that can proxy', async (t) => {
+    const site = await makeSite(t, { workers: 1 })
+    const mods = path.join(site.dir, 'mods')
+    await fs.mkdir(mods)
+    await packLegacyMod(mods, '00-proxy.tar.gz', PROXY_MOD, { name: 'Proxy', version: '1' })
+    await fs.writeFile(path.join(mods, '01-plain.js'), "module.exports = (req, res) => res.end('plain mod')\n")
+    const svr = await startSvr(t, site.configFile)
+    const proxied = await request(svr.port, 'http://example.test/some/path?q=1')
+    assert.equal(proxied.status, 200)
+    assert.equal(proxied.body, 'proxied http://example.test/some/path?q=1')
+    const other = await request(svr.port, 'http://example.test/other')
+    assert.equal(other.status, 501, 'a plain mod never sees proxy requests')
+    assert.equal((await request(svr.port, '/x')).body, 'plain mod')
+    assert.match(await rawExchange(svr.port, 'CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n'), /^HTTP\/1\.1 200 Connection Established\r\n\r\ntunnel to example\.test:443/)
+    assert.match(await rawExchange(svr.port, 'CONNECT other.test:443 HTTP/1.1\r\nHost: other.test:443\r\n\r\n'), /^HTTP\/1\.1 501 /)
+  })
+
+  it('should apply the block list to proxy requests and CONNECT', async (t) => {
+    const site = await makeSite(t, { workers: 1, blacklist: ['127.0.0.1', '::1'] })
+    const mods = path.join(site.dir, 'mods')
+    await fs.mkdir(mods)
+    await packLegacyMod(mods, '00-proxy.tar.gz', PROXY_MOD, { name: 'Proxy', version: '1' })
+    const svr = await startSvr(t, site.configFile)
+    assert.equal((await request(svr.port, 'http://example.test/some/path')).status, 403)
+    assert.match(await rawExchange(svr.port, 'CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n'), /^HTTP\/1\.1 403 /)
+  })
+})
+
+// Answers proxy requests for example.test and opens a fake tunnel on CONNECT.
+const PROXY_MOD = `
+function Mod () {}
+Mod.prototype.callback = function (req, res, serverconsole, responseEnd, href, ext, uobject, search,
+  defaultpage, users, page404, head, foot, fd, elseCallback) {
+  return function () {
+    if (req.url.startsWith('http://example.test/some/')) res.end('proxied ' + req.url)
+    else elseCallback()
+  }
+}
+Mod.prototype.proxyCallback = function (req, socket, head, configJSON, serverconsole, elseCallback) {
+  return function () {
+    if (req.url !== 'example.test:443') return elseCallback()
+    socket.end('HTTP/1.1 200 Connection Established\\r\\n\\r\\ntunnel to ' + req.url)
+  }
+}
+module.exports = Mod
+`
+
+function rawExchange (port, text) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text))
+    let data = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk) => { data += chunk })
+    socket.on('end', () => resolve(data))
+    socket.on('error', reject)
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer')))
+  })
+}

@@ -1,0 +1,129 @@
+'use strict'
+
+const { describe, it, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const os = require('node:os')
+const path = require('node:path')
+const { createSymlinkPolicy } = require('../../lib/static/symlinks')
+const { createIndexFinder } = require('../../lib/static/index-files')
+const { createCompression } = require('../../lib/static/compression')
+const { createTtlMap } = require('../../lib/static/ttl-map')
+
+describe('static file system helpers', () => {
+  let dir
+  let root
+
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-static-'))
+    root = path.join(dir, 'root')
+    await fs.mkdir(path.join(root, 'sub'), { recursive: true })
+    await fs.writeFile(path.join(root, 'file.txt'), 'x')
+    await fs.writeFile(path.join(root, 'sub', 'index.htm'), 'x')
+    await fs.writeFile(path.join(dir, 'outside.txt'), 'x')
+    await fs.symlink('file.txt', path.join(root, 'in-link'))
+    await fs.symlink(path.join(dir, 'outside.txt'), path.join(root, 'out-link'))
+    await fs.symlink('sub', path.join(root, 'sub-link'))
+  })
+  after(() => fs.rm(dir, { recursive: true, force: true }))
+
+  describe('createSymlinkPolicy(mode, root)', () => {
+    it('should not check anything with "always"', () => {
+      assert.equal(createSymlinkPolicy('always', root), null)
+    })
+
+    it('should follow links that stay inside with "inside"', async () => {
+      const mayFollow = createSymlinkPolicy('inside', root)
+      assert.equal(await mayFollow(path.join(root, 'file.txt')), true)
+      assert.equal(await mayFollow(path.join(root, 'in-link')), true)
+      assert.equal(await mayFollow(path.join(root, 'sub-link', 'index.htm')), true)
+      assert.equal(await mayFollow(path.join(root, 'out-link')), false)
+      assert.equal(await mayFollow(root), true)
+    })
+
+    it('should refuse any link below the root with "never"', async () => {
+      const mayFollow = createSymlinkPolicy('never', root)
+      assert.equal(await mayFollow(path.join(root, 'file.txt')), true)
+      assert.equal(await mayFollow(path.join(root, 'sub') + path.sep), true)
+      assert.equal(await mayFollow(path.join(root, 'in-link')), false)
+      assert.equal(await mayFollow(path.join(root, 'sub-link', 'index.htm')), false)
+      assert.equal(await mayFollow(path.join(root, 'out-link')), false)
+    })
+
+    it('should reject with the realpath error for a missing file', async () => {
+      const mayFollow = createSymlinkPolicy('inside', root)
+      await assert.rejects(mayFollow(path.join(root, 'missing')), { code: 'ENOENT' })
+    })
+
+    it('should follow the webroot link to a new target', async () => {
+      const releases = [path.join(dir, 'release-1'), path.join(dir, 'release-2')]
+      for (const release of releases) {
+        await fs.mkdir(release)
+        await fs.writeFile(path.join(release, 'page.txt'), release)
+      }
+      const current = path.join(dir, 'current')
+      await fs.symlink(releases[0], current)
+      const mayFollow = createSymlinkPolicy('never', current)
+      assert.equal(await mayFollow(path.join(current, 'page.txt')), true)
+      await fs.unlink(current)
+      await fs.symlink(releases[1], current)
+      assert.equal(await mayFollow(path.join(current, 'page.txt')), true)
+    })
+  })
+
+  describe('createIndexFinder(names)', () => {
+    it('should find the first name that is a regular file, and null without one', async () => {
+      const findIndex = createIndexFinder(['index.html', 'index.htm'])
+      const found = await findIndex(path.join(root, 'sub'))
+      assert.equal(found.name, 'index.htm')
+      assert.equal(found.path, path.join(root, 'sub', 'index.htm'))
+      assert.equal(found.stat.isFile(), true)
+      assert.equal(await findIndex(root), null)
+    })
+
+    it('should notice a removed index file at once, and a new one after the ttl', async () => {
+      const sub = path.join(dir, 'changing')
+      await fs.mkdir(sub)
+      await fs.writeFile(path.join(sub, 'index.htm'), 'x')
+      const findIndex = createIndexFinder(['index.html', 'index.htm'], { ttl: 50 })
+      assert.equal((await findIndex(sub)).name, 'index.htm')
+      await fs.unlink(path.join(sub, 'index.htm'))
+      assert.equal(await findIndex(sub), null)
+      await fs.writeFile(path.join(sub, 'index.html'), 'x')
+      await new Promise((resolve) => setTimeout(resolve, 60))
+      assert.equal((await findIndex(sub)).name, 'index.html')
+    })
+  })
+
+  describe('createCompression(config)', () => {
+    const config = { enableCompression: true, compressionMinSize: 10, dontCompress: ['/^\\/raw\\//'] }
+
+    it('should be null when compression is off', () => {
+      assert.equal(createCompression({ ...config, enableCompression: false }, null), null)
+    })
+
+    it('should name the Content-Type of files that may be coded only', () => {
+      const { negotiableType } = createCompression(config, null)
+      assert.equal(negotiableType('/a.txt', '/r/a.txt', 10), 'text/plain; charset=utf-8')
+      assert.equal(negotiableType('/a.svg', '/r/a.svg', 100), 'image/svg+xml')
+      assert.equal(negotiableType('/a.txt', '/r/a.txt', 9), null)
+      assert.equal(negotiableType('/raw/a.txt', '/r/raw/a.txt', 100), null)
+      for (const name of ['a.png', 'a.gz', 'a.br', 'a.zip', 'a.unknownext', 'noext']) {
+        assert.equal(negotiableType('/' + name, '/r/' + name, 100), null, name)
+      }
+    })
+  })
+
+  describe('createTtlMap()', () => {
+    it('should forget entries after the ttl and the oldest beyond maxEntries', async () => {
+      const map = createTtlMap({ ttl: 30, maxEntries: 2 })
+      map.set('a', 1)
+      map.set('b', 2)
+      map.set('c', 3)
+      assert.equal(map.get('a'), undefined)
+      assert.equal(map.get('c'), 3)
+      await new Promise((resolve) => setTimeout(resolve, 40))
+      assert.equal(map.get('c'), undefined)
+    })
+  })
+})
