@@ -9,6 +9,7 @@ const { fullServerString } = require('./version')
 const { runPrimary, withOverrides } = require('./primary')
 const { runSingle } = require('./single')
 const { prepareMods } = require('./mods/prepare')
+const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
 const { checkScript } = require('./script/check')
 
 const INSTALL_DIR = path.resolve(__dirname, '..')
@@ -49,6 +50,7 @@ async function main (argv) {
     disableMods: args.disableMods,
     mods: []
   }
+  if (args.action !== 'check') await removeOrphanedTemp()
   let prepared
   try {
     await checkScript(base)
@@ -72,6 +74,13 @@ async function main (argv) {
   } else {
     await runPrimary(options, args, log, prepared)
   }
+}
+
+// A primary or worker killed with SIGKILL cannot clean up after itself;
+// the next start does.
+async function removeOrphanedTemp () {
+  await removeOrphans(MODS_TEMP_PREFIX)
+  await removeOrphans(UPLOADS_TEMP_PREFIX)
 }
 
 function warnIgnored (prepared, log) {

@@ -2,10 +2,10 @@
 
 const fs = require('node:fs/promises')
 const { rmSync } = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const tar = require('tar')
 const { svrError } = require('../errors')
+const { makePrivateTemp, MODS_TEMP_PREFIX } = require('../util/private-temp')
 
 const LEGACY_ARCHIVE = /\.(?:tar\.gz|tgz)$/
 const MODERN_FILE = /\.c?js$/
@@ -42,7 +42,7 @@ async function prepareMods (options) {
     for (const name of names) {
       const file = path.join(dir, name)
       if (LEGACY_ARCHIVE.test(name)) {
-        runtime = runtime || await fs.mkdtemp(path.join(os.tmpdir(), 'svr-mods-'))
+        runtime = runtime || await makePrivateTemp(MODS_TEMP_PREFIX)
         mods.push(await unpackLegacyMod(file, path.join(runtime, name)))
       } else if (MODERN_FILE.test(name)) {
         mods.push({ kind: 'modern', file, name })

@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { formidable } = require('formidable')
+const { UPLOADS_TEMP_PREFIX } = require('../util/private-temp')
 
 /**
  * SVR.JS's `parsePostData([formidableOptions], callback)`: parses a POST
@@ -115,7 +116,7 @@ function ignore () {}
  * @returns {string}
  */
 function makeUploadDir () {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svr-uploads-'))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), UPLOADS_TEMP_PREFIX + process.pid + '-'))
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }

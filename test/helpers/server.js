@@ -6,6 +6,7 @@ const os = require('node:os')
 const path = require('node:path')
 
 const SVR = path.resolve(__dirname, '..', '..', 'svr.js')
+const GRACEFUL_STOP_MS = 3000
 const LISTENING = /listening on (?:(https?):\/\/(\[[^\]]+\]|[^:\s]+):(\d+)|unix:(\S+))/
 
 /**
@@ -148,10 +149,24 @@ class SvrProcess {
     this.child.kill(name)
   }
 
-  kill () {
+  /**
+   * Stop the server: SIGTERM first, so that it removes its temp
+   * directories, then SIGKILL to the whole group if it lingers.
+   * @returns {Promise<void>}
+   */
+  async kill () {
     if (this.exitInfo !== null) return
+    this.signalGroup('SIGTERM')
+    const timer = setTimeout(() => this.signalGroup('SIGKILL'), GRACEFUL_STOP_MS)
+    await this.exited
+    clearTimeout(timer)
+    // Workers orphaned by a primary that died first.
+    this.signalGroup('SIGKILL')
+  }
+
+  signalGroup (name) {
     try {
-      process.kill(-this.child.pid, 'SIGKILL')
+      process.kill(-this.child.pid, name)
     } catch {
       // The group is already gone; nothing left to clean up.
     }
