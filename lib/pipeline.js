@@ -5,6 +5,7 @@ const { createResponder } = require('./respond')
 const { serverString } = require('./version')
 const { countRequest } = require('./stats')
 const { createHeadersStage } = require('./stages/headers')
+const { createHealthStage } = require('./stages/health')
 const { createRequestTargetStage } = require('./stages/request-target')
 const { createBlocklistStage } = require('./stages/blocklist')
 const { createSanitizeStage } = require('./stages/sanitize')
@@ -19,6 +20,7 @@ const { createStaticStage } = require('./stages/static')
 const { createListingStage } = require('./stages/listing')
 const { createLinks } = require('./chain/links')
 const { createConnectHandler } = require('./chain/connect')
+const { Lifecycle } = require('./lifecycle')
 
 /**
  * The request pipeline, in SVR.JS 3.x order (docs/pipeline.md). Each entry
@@ -30,6 +32,7 @@ const { createConnectHandler } = require('./chain/connect')
  */
 const STAGES = [
   createHeadersStage, // Server and customHeaders first, so every answer carries them
+  createHealthStage, // load balancers' checks never depend on the site's rules
   createRequestTargetStage,
   createBlocklistStage, // before sanitizing, as in SVR.JS
   createSanitizeStage,
@@ -66,6 +69,8 @@ function createShared (options, log) {
     log,
     serverString: serverString(options.config),
     respond: null,
+    // Ready, starting or draining: what the health path reports.
+    lifecycle: new Lifecycle(options.config.healthReadyDelay),
     // The mods and script, loaded once: chain links, and their names (and
     // versions) for the log and the status page.
     links: [],
@@ -81,7 +86,7 @@ function createShared (options, log) {
  * @param {object} options runtime options
  * @param {object} log
  * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void,
- *   handleConnect: (req, socket, head) => void, handlers: string[]}}
+ *   handleConnect: (req, socket, head) => void, handlers: string[], lifecycle: Lifecycle}}
  */
 function createPipeline (options, log) {
   const shared = createShared(options, log)
@@ -103,7 +108,7 @@ function createPipeline (options, log) {
     shared.respond.sendError(req, res, status)
   }
   const handleConnect = createConnectHandler(options, shared)
-  return { handleRequest, sendError, handleConnect, handlers: shared.handlers }
+  return { handleRequest, sendError, handleConnect, handlers: shared.handlers, lifecycle: shared.lifecycle }
 }
 
 function buildStages (factories, options, shared) {

@@ -334,17 +334,17 @@ class Supervisor {
     for (const [worker, record] of this.records) {
       if (record.waiter !== null) record.waiter.reject(new Error('server is stopping'))
       record.retiring = true
-      worker.send(message('shutdown'))
+      worker.send(message('shutdown', { delay: this.options.config.shutdownDelay }))
     }
     if (this.records.size === 0) {
       this.finishStop()
       return
     }
-    const timeout = this.options.config.shutdownTimeout
+    const { shutdownDelay, shutdownTimeout: timeout } = this.options.config
     this.forceTimer = setTimeout(() => {
       this.log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
       this.force('shutdownTimeout')
-    }, timeout)
+    }, shutdownDelay + timeout)
   }
 
   force (why) {

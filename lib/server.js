@@ -21,7 +21,7 @@ const DRAIN_SWEEP_MS = 50
  * to report the address.
  * @param {object} options {config, configFile, installDir, disableMods}
  * @param {object} log process logger
- * @returns {http.Server & {svrDraining: boolean, svrHandlers: string[]}}
+ * @returns {http.Server & {svrDraining: boolean, svrHandlers: string[], svrLifecycle: object}}
  */
 function createServer (options, log) {
   const signature = serverString(options.config)
@@ -42,6 +42,10 @@ function createServer (options, log) {
  * @param {(req, res) => void} pipeline
  */
 function usePipeline (server, pipeline) {
+  // A reload in single-process mode keeps the listening socket: the new
+  // pipeline is ready as soon as it takes over.
+  if (server.listening) pipeline.lifecycle.listening()
+  server.svrLifecycle = pipeline.lifecycle
   server.removeAllListeners('request')
   server.removeAllListeners('checkExpectation')
   server.removeAllListeners('connect')
@@ -72,6 +76,7 @@ function listen (server, portValue) {
     }
     function onListening () {
       server.removeListener('error', onError)
+      server.svrLifecycle.listening()
       resolve(server.address())
     }
     server.once('error', onError)
@@ -89,6 +94,7 @@ function listen (server, portValue) {
  */
 function drain (server) {
   server.svrDraining = true
+  server.svrLifecycle.drain()
   return new Promise((resolve) => {
     let sweep = null
     const grace = setTimeout(() => {
@@ -107,4 +113,18 @@ function drain (server) {
   })
 }
 
-module.exports = { createServer, usePipeline, listen, drain }
+/**
+ * A graceful shutdown: the health path reports "draining" at once, requests
+ * go on being served for `delay` ms so that load balancers polling it stop
+ * sending, then the drain starts.
+ * @param {http.Server} server
+ * @param {number} delay ms, the config's shutdownDelay
+ * @returns {Promise<void>} settles when every connection has ended
+ */
+async function shutDown (server, delay) {
+  server.svrLifecycle.drain()
+  if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+  return drain(server)
+}
+
+module.exports = { createServer, usePipeline, listen, drain, shutDown }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { createServer, usePipeline, listen, drain } = require('./server')
+const { createServer, usePipeline, listen, shutDown } = require('./server')
 const { listenError, formatAddress, parseListenSpec, removeStaleSocket } = require('./listen')
 const { loadConfig } = require('./config/load')
 const { configErrorLines } = require('./config-report')
@@ -56,13 +56,13 @@ function crashUnlessContained (err, log) {
 async function stop (server, state, log, signal) {
   if (state.stopping) return
   state.stopping = true
-  const timeout = state.options.config.shutdownTimeout
+  const { shutdownDelay, shutdownTimeout: timeout } = state.options.config
   log.info('shutting down on ' + signal)
   const timer = setTimeout(() => {
     log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
     process.exit(1)
-  }, timeout)
-  await drain(server)
+  }, shutdownDelay + timeout)
+  await shutDown(server, shutdownDelay)
   clearTimeout(timer)
   log.info('stopped')
   process.exit(0)

@@ -2,7 +2,7 @@
 
 const { createLogger } = require('./log')
 const { message, dispatch } = require('./ipc')
-const { createServer, listen, drain } = require('./server')
+const { createServer, listen, shutDown } = require('./server')
 const { listenError } = require('./listen')
 const { containRequestError } = require('./request-scope')
 const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
@@ -17,7 +17,7 @@ function runWorker () {
 
   const handlers = {
     boot: (msg) => boot(msg.options, state, log),
-    shutdown: () => stop(state),
+    shutdown: (msg) => stop(state, msg.delay || 0),
     'stats-collect': answerStatsCollect,
     'stats-reply': settleStatsQuery
   }
@@ -28,7 +28,7 @@ function runWorker () {
   process.on('SIGINT', noop)
   process.on('SIGHUP', noop)
   // Without the primary nobody hands us connections any more.
-  process.on('disconnect', () => stop(state))
+  process.on('disconnect', () => stop(state, 0))
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
 }
@@ -63,10 +63,10 @@ function reportBootError (err, reason) {
   process.send(message('boot-error', fields), () => process.exit(1))
 }
 
-async function stop (state) {
+async function stop (state, delay) {
   if (state.stopping) return
   state.stopping = true
-  if (state.server !== null) await drain(state.server)
+  if (state.server !== null) await shutDown(state.server, delay)
   process.exit(0)
 }
 
