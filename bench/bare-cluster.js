@@ -1,0 +1,59 @@
+'use strict'
+
+// The baseline: the least a Node cluster can do for the same work — two
+// workers, http.createServer, /hello, /fibonacci?n= and 404 for the rest.
+// What svr adds on top of this is what the benchmark measures.
+
+const cluster = require('node:cluster')
+const http = require('node:http')
+
+const WORKERS = 2
+const MAX_N = 100000
+
+function fibonacci (n) {
+  let a = 0n
+  let b = 1n
+  for (let i = 0; i < n; i++) {
+    const next = a + b
+    a = b
+    b = next
+  }
+  return a
+}
+
+function handle (req, res) {
+  const query = req.url.indexOf('?')
+  const pathname = query === -1 ? req.url : req.url.slice(0, query)
+  if (pathname === '/hello') {
+    res.writeHead(200, { 'Content-Type': 'text/plain' })
+    res.end('Hello World')
+  } else if (pathname === '/fibonacci') {
+    const n = Number(new URLSearchParams(req.url.slice(query + 1)).get('n'))
+    if (!Number.isInteger(n) || n < 0) {
+      res.writeHead(400, { 'Content-Type': 'text/plain' })
+      res.end('n must be a non-negative integer')
+      return
+    }
+    res.writeHead(200, { 'Content-Type': 'text/plain' })
+    res.end(fibonacci(Math.min(n, MAX_N)).toString())
+  } else {
+    res.writeHead(404, { 'Content-Type': 'text/plain' })
+    res.end('Not Found')
+  }
+}
+
+if (cluster.isPrimary) {
+  const port = Number(process.argv[2])
+  let ready = 0
+  for (let i = 0; i < WORKERS; i++) {
+    cluster.fork({ BENCH_PORT: String(port) }).on('listening', () => {
+      if (++ready === WORKERS) console.log('listening on http://127.0.0.1:' + port)
+    })
+  }
+  process.on('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers)) worker.kill()
+    process.exit(0)
+  })
+} else {
+  http.createServer(handle).listen(Number(process.env.BENCH_PORT), '127.0.0.1')
+}

@@ -1,0 +1,72 @@
+'use strict'
+
+// One load run against one URL: wrk when installed (one thread, as the
+// generator shares the two cores with the servers), else autocannon.
+
+const { execFile } = require('node:child_process')
+
+/**
+ * @typedef {{rps: number, p99Ms: number, non2xx: number, errors: number, bytesPerSec: number}} LoadResult
+ */
+
+/**
+ * @param {'wrk'|'autocannon'} tool
+ * @param {{url: string, connections: number, seconds: number, headers?: object}} run
+ * @returns {Promise<LoadResult>}
+ */
+function runLoad (tool, run) {
+  return tool === 'wrk' ? runWrk(run) : runAutocannon(run)
+}
+
+function runWrk ({ url, connections, seconds, headers = {} }) {
+  const args = ['-t1', '-c' + connections, '-d' + seconds + 's', '--latency', '--timeout', '10s']
+  for (const [name, value] of Object.entries(headers)) args.push('-H', name + ': ' + value)
+  args.push(url)
+  return new Promise((resolve, reject) => {
+    execFile('wrk', args, { timeout: (seconds + 30) * 1000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error('wrk failed: ' + (stderr || err.message)))
+      try {
+        resolve(parseWrk(stdout))
+      } catch (parseErr) {
+        reject(parseErr)
+      }
+    })
+  })
+}
+
+const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60000 }
+const UNIT_BYTES = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }
+
+/**
+ * @param {string} text wrk's output with --latency
+ * @returns {LoadResult}
+ */
+function parseWrk (text) {
+  const rps = text.match(/Requests\/sec:\s+([\d.]+)/)
+  const p99 = text.match(/^\s+99%\s+([\d.]+)(us|ms|s|m)\s*$/m)
+  if (!rps || !p99) throw new Error('cannot read wrk output:\n' + text)
+  const non2xx = text.match(/Non-2xx or 3xx responses: (\d+)/)
+  const socket = text.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/)
+  const transfer = text.match(/Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/)
+  return {
+    rps: Number(rps[1]),
+    p99Ms: Number(p99[1]) * UNIT_MS[p99[2]],
+    non2xx: non2xx ? Number(non2xx[1]) : 0,
+    errors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    bytesPerSec: transfer ? Number(transfer[1]) * UNIT_BYTES[transfer[2]] : 0
+  }
+}
+
+async function runAutocannon ({ url, connections, seconds, headers = {} }) {
+  const autocannon = require('autocannon')
+  const result = await autocannon({ url, connections, duration: seconds, headers })
+  return {
+    rps: result.requests.average,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    bytesPerSec: result.throughput.average
+  }
+}
+
+module.exports = { runLoad, parseWrk }

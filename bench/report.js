@@ -1,0 +1,67 @@
+'use strict'
+
+// bench/results.md: the table of one run, ratios against the targets of
+// the performance issue, and the machine it ran on.
+
+/**
+ * @param {object} run rows, startup, tool, plan, limits, machine, nginx
+ * @returns {string} markdown
+ */
+function renderResults ({ rows, startup, tool, plan, limits, machine, nginx }) {
+  const lines = [
+    '# Benchmark results',
+    '',
+    `${machine.date} · ${machine.cpu} · ${machine.cores} cores · ${machine.memoryGiB} GiB · Node ${machine.node} · ` +
+      `load by ${tool === 'wrk' ? '`wrk -t1`' : 'autocannon'} · ${plan.rounds} × ${plan.seconds} s per target, ` +
+      'targets alternating, median shown · svr with 2 workers and the default pipeline (access log on), ' +
+      'the bare cluster with 2 workers' + (nginx ? ', nginx with 2 workers' : ', nginx not installed') + '.',
+    '',
+    '| workload | c | svr req/s | svr p99 | baseline | baseline req/s | baseline p99 | ratio | target | met |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---|'
+  ]
+  for (const row of rows) lines.push(renderRow(row))
+  lines.push('')
+  const errors = rows.filter((row) => row.svr.errors > 0 || (row.svr.non2xx > 0 && row.workload.name !== '404'))
+  if (errors.length > 0) {
+    lines.push('Errors or unexpected non-2xx answers from svr: ' +
+      errors.map((row) => `${row.workload.name} (${row.svr.errors} socket errors, ${row.svr.non2xx} non-2xx)`).join(', ') + '.', '')
+  } else {
+    lines.push('svr answered every request without socket errors, and with 2xx except on the 404 workload.', '')
+  }
+  const maxRss = Math.max(...startup.rss)
+  lines.push(
+    '| startup | value | target | met |',
+    '|---|---:|---:|---|',
+    `| start to first 200 | ${startup.startMs.toFixed(0)} ms | ≤ ${limits.startMs} ms | ${mark(startup.startMs <= limits.startMs)} |`,
+    `| idle RSS per worker | ${startup.rss.map((mb) => mb.toFixed(1)).join(', ')} MB | ≤ ${limits.rssMb} MB | ${mark(maxRss <= limits.rssMb)} |`,
+    ''
+  )
+  return lines.join('\n')
+}
+
+function renderRow ({ workload, svr, baselineName, baseline }) {
+  const ratio = baseline ? svr.rps / baseline.rps : null
+  const cells = [
+    workload.what,
+    workload.connections,
+    svr.rps.toFixed(0),
+    ms(svr.p99Ms),
+    baselineName,
+    baseline ? baseline.rps.toFixed(0) : 'n/a',
+    baseline ? ms(baseline.p99Ms) : 'n/a',
+    ratio === null ? 'n/a' : ratio.toFixed(2),
+    workload.goal === null ? '—' : '≥ ' + workload.goal,
+    workload.goal === null || ratio === null ? '—' : mark(ratio >= workload.goal)
+  ]
+  return '| ' + cells.join(' | ') + ' |'
+}
+
+function ms (value) {
+  return value < 10 ? value.toFixed(2) + ' ms' : value.toFixed(0) + ' ms'
+}
+
+function mark (ok) {
+  return ok ? 'yes' : '**no**'
+}
+
+module.exports = { renderResults }

@@ -1,0 +1,180 @@
+'use strict'
+
+// Start and stop the servers under test. Every process started here is
+// stopped by its pid, also when the run fails.
+
+const { spawn, execFile } = require('node:child_process')
+const fs = require('node:fs')
+const fsp = require('node:fs/promises')
+const http = require('node:http')
+const net = require('node:net')
+const path = require('node:path')
+
+const SVR = path.join(__dirname, '..', 'svr.js')
+const BARE = path.join(__dirname, 'bare-cluster.js')
+const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/
+const START_TIMEOUT_MS = 15000
+
+const running = new Set()
+
+/**
+ * svr with the site's config, its output in a file (as journald would take
+ * it, without the benchmark process reading every line).
+ * @param {{configFile: string}} site
+ * @param {string} dir
+ * @param {{nodeArgs?: string[]}} [opts] options for node; cluster workers inherit them
+ */
+async function startSvr (site, dir, opts = {}) {
+  const logFile = path.join(dir, 'svr-' + Date.now() + '.log')
+  const out = fs.openSync(logFile, 'w')
+  const started = process.hrtime.bigint()
+  const child = spawn(process.execPath, [...(opts.nodeArgs || []), SVR, '--config', site.configFile], {
+    stdio: ['ignore', out, out]
+  })
+  fs.closeSync(out)
+  const proc = track(child, 'svr')
+  const match = await waitForLine(logFile, LISTENING, proc)
+  const port = Number(match[1])
+  await waitFor200(port, '/hello')
+  const startMs = Number(process.hrtime.bigint() - started) / 1e6
+  const log = await fsp.readFile(logFile, 'utf8')
+  const workerPids = [...log.matchAll(/worker \d+ up \(pid (\d+)\)/g)].map((m) => Number(m[1]))
+  return { name: 'svr', port, proc, startMs, workerPids, logFile }
+}
+
+/** The bare Node cluster of bench/bare-cluster.js. */
+async function startBare (dir) {
+  const port = await freePort()
+  const logFile = path.join(dir, 'bare.log')
+  const out = fs.openSync(logFile, 'w')
+  const child = spawn(process.execPath, [BARE, String(port)], { stdio: ['ignore', out, out] })
+  fs.closeSync(out)
+  const proc = track(child, 'bare cluster')
+  await waitForLine(logFile, LISTENING, proc)
+  await waitFor200(port, '/hello')
+  return { name: 'bare', port, proc }
+}
+
+/**
+ * Debian's nginx on a loopback port with a config of its own, as the
+ * reference for static files, listings and compression: 2 workers,
+ * sendfile, autoindex, gzip.
+ */
+async function startNginx (dir, webroot) {
+  if (!await hasCommand('nginx')) return null
+  const port = await freePort()
+  const prefix = path.join(dir, 'nginx')
+  await fsp.mkdir(prefix, { recursive: true })
+  const config = `daemon off;
+master_process on;
+worker_processes 2;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections 1024; }
+http {
+  include /etc/nginx/mime.types;
+  access_log ${prefix}/access.log;
+  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `${k}_temp_path ${prefix}/${k};`).join('\n  ')}
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000;
+  gzip on;
+  gzip_types text/plain text/css application/javascript;
+  server {
+    listen 127.0.0.1:${port};
+    root ${webroot};
+    location /list/ { autoindex on; }
+  }
+}
+`
+  const file = path.join(prefix, 'nginx.conf')
+  await fsp.writeFile(file, config)
+  const child = spawn('nginx', ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', file], { stdio: 'ignore' })
+  const proc = track(child, 'nginx', 'SIGQUIT')
+  await waitFor200(port, '/1k.html')
+  return { name: 'nginx', port, proc }
+}
+
+function track (child, name, stopSignal = 'SIGTERM') {
+  const proc = { child, name, stopSignal, exited: null }
+  proc.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
+    running.delete(proc)
+    resolve({ code, signal })
+  }))
+  running.add(proc)
+  return proc
+}
+
+/**
+ * @param {{child: import('node:child_process').ChildProcess, stopSignal: string, exited: Promise}} proc
+ */
+async function stop (proc) {
+  if (!running.has(proc)) return
+  proc.child.kill(proc.stopSignal)
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15000)
+  await proc.exited
+  clearTimeout(timer)
+}
+
+/** Stop whatever is still running: on error, or on Ctrl-C. */
+async function stopAll () {
+  await Promise.all([...running].map(stop))
+}
+
+async function waitForLine (file, pattern, proc) {
+  const deadline = Date.now() + START_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    const text = await fsp.readFile(file, 'utf8')
+    const match = text.match(pattern)
+    if (match) return match
+    if (!running.has(proc)) throw new Error(proc.name + ' exited before listening:\n' + text)
+    await sleep(10)
+  }
+  throw new Error(proc.name + ' did not start within ' + START_TIMEOUT_MS + ' ms')
+}
+
+async function waitFor200 (port, target) {
+  const deadline = Date.now() + START_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    if (await status(port, target).catch(() => 0) === 200) return
+    await sleep(5)
+  }
+  throw new Error('no 200 from 127.0.0.1:' + port + target)
+}
+
+function status (port, target) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: target, agent: false }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode))
+    })
+    req.on('error', reject)
+  })
+}
+
+/** VmRSS of a process in MB, from /proc. */
+async function rssMb (pid) {
+  const text = await fsp.readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(text.match(/^VmRSS:\s+(\d+) kB/m)[1]) / 1024
+}
+
+function freePort () {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function hasCommand (name) {
+  return new Promise((resolve) => execFile('sh', ['-c', 'command -v ' + name], (err) => resolve(!err)))
+}
+
+function sleep (ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+module.exports = { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep }
