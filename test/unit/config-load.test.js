@@ -484,8 +484,10 @@ describe('schema', () => {
   it('should mark the ignored and new keys', () => {
     assert.deepEqual(IGNORED.sort(), ['disableUnusedWorkerTermination', 'enableRemoteLogBrowsing', 'optOutOfStatisticsServer',
       'productName', 'timestamp', 'version'])
-    assert.deepEqual(NEW.sort(), ['cacheControl', 'compressionMinSize', 'dotfiles', 'followSymlinks', 'maxFormFieldsSize',
-      'maxUploadSize', 'serverSideScriptFormat', 'shutdownTimeout', 'statusAllow', 'watchServerSideScript', 'workers'])
+    assert.deepEqual(NEW.sort(), ['cacheControl', 'compressionMinSize', 'dotfiles', 'followSymlinks', 'headersTimeout',
+      'keepAliveTimeout', 'maxConnections', 'maxFormFieldsSize', 'maxHeaderSize', 'maxRequestBodySize', 'maxUploadSize',
+      'requestTimeout', 'serverSideScriptFormat', 'shutdownTimeout', 'statusAllow', 'trustedProxies', 'watchServerSideScript',
+      'workers'])
   })
 
   it('should give every anyOf, oneOf and pattern a readable message', () => {
