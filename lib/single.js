@@ -1,7 +1,8 @@
 'use strict'
 
-const { createServer, usePipeline, listen, drain } = require('./server')
-const { listenError, formatAddress, parseListenSpec, removeStaleSocket } = require('./listen')
+const { createServers, usePipeline, useCertificates, listenServers, drainServers } = require('./server')
+const { listenError, listeningLines, parseListenSpec, removeStaleSocket } = require('./listen')
+const { readTlsMaterial } = require('./tls/material')
 const { loadConfig } = require('./config/load')
 const { configErrorLines } = require('./config-report')
 const { withOverrides } = require('./primary')
@@ -26,19 +27,19 @@ async function runSingle (options, args, log, prepared) {
   if (spec.path !== undefined) await removeStaleSocket(spec.path)
   let server
   try {
-    server = createServer(options, log)
+    server = createServers(options, log)
   } catch (err) {
     log.error(err.message)
     process.exit(1)
   }
-  let address
+  let addresses
   try {
-    address = await listen(server, options.config.port)
+    addresses = await listenServers(server, options.config)
   } catch (err) {
     log.error(listenError(err).message)
     process.exit(1)
   }
-  log.info('listening on ' + formatAddress(address, options.config.secure ? 'https' : 'http'))
+  for (const line of listeningLines(addresses, options.config)) log.info(line)
   const state = { options, stopping: false, prepared }
   process.on('SIGTERM', () => stop(server, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(server, state, log, 'SIGINT'))
@@ -62,7 +63,7 @@ async function stop (server, state, log, signal) {
     log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
     process.exit(1)
   }, timeout)
-  await drain(server)
+  await drainServers(server)
   clearTimeout(timer)
   log.info('stopped')
   process.exit(0)
@@ -79,7 +80,15 @@ async function reload (server, state, args, log) {
     log.error('reload refused: the old configuration stays in use')
     return
   }
-  const next = { ...state.options, config }
+  let tls = null
+  try {
+    if (config.secure) tls = await readTlsMaterial(config)
+  } catch (err) {
+    log.error(err.message)
+    log.error('reload refused: the old configuration and certificates stay in use')
+    return
+  }
+  const next = { ...state.options, config, tls }
   let prepared
   let pipeline
   try {
@@ -98,10 +107,12 @@ async function reload (server, state, args, log) {
     log.error('reload failed:', err)
     return
   }
-  if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port)) {
-    log.warn('reload: a new port takes effect only after a restart in single-threaded mode')
+  if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port) || config.secure !== state.options.config.secure ||
+    JSON.stringify(config.sport) !== JSON.stringify(state.options.config.sport)) {
+    log.warn('reload: a new port, sport or secure setting takes effect only after a restart in single-threaded mode')
   }
-  usePipeline(server, pipeline)
+  usePipeline(server, pipeline, config)
+  if (config.secure && state.options.config.secure) useCertificates(server, options)
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared
   state.options = options
