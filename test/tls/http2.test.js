@@ -1,0 +1,142 @@
+'use strict'
+
+const { describe, it, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const http2 = require('node:http2')
+const path = require('node:path')
+const zlib = require('node:zlib')
+const { makeSite, startSvr } = require('../helpers/server')
+const { createScope } = require('../helpers/scope')
+const { makeCertificate, httpsRequest } = require('../helpers/tls')
+
+const INDEX = '<h1>h2 index</h1>\n'
+let BIG = ''
+for (let i = 0; BIG.length < 8000; i++) BIG += 'compressible line ' + i + '\n'
+
+// Written for HTTP/1.1: hop-by-hop headers that HTTP/2 forbids.
+const SCRIPT = `
+disableEndElseCallbackExecute = true
+if (href === '/hop') {
+  res.setHeader('Connection', 'keep-alive')
+  res.writeHead(200, 'Fine', { 'Content-Type': 'text/plain', 'Keep-Alive': 'timeout=5', 'Transfer-Encoding': 'chunked' })
+  res.end('host=' + req.headers.host)
+} else if (href === '/slow') {
+  setTimeout(function () {
+    res.writeHead(200, { 'Content-Type': 'text/plain' })
+    res.end('slow done')
+  }, 1500)
+} else {
+  elseCallback()
+}
+`
+
+/**
+ * @param {http2.ClientHttp2Session} client
+ * @param {object} headers request headers, pseudo-headers included
+ * @returns {Promise<{status: number, headers: object, body: Buffer}>}
+ */
+function h2Request (client, headers) {
+  return new Promise((resolve, reject) => {
+    const stream = client.request(headers)
+    const chunks = []
+    let head = null
+    stream.on('response', (h) => { head = h })
+    stream.on('data', (chunk) => chunks.push(chunk))
+    stream.on('end', () => resolve({ status: head[':status'], headers: head, body: Buffer.concat(chunks) }))
+    stream.on('error', reject)
+    stream.setTimeout(10000, () => stream.close(http2.constants.NGHTTP2_CANCEL))
+  })
+}
+
+function connect (port) {
+  return new Promise((resolve, reject) => {
+    const client = http2.connect('https://127.0.0.1:' + port, { rejectUnauthorized: false, servername: 'localhost' })
+    client.once('remoteSettings', () => resolve(client))
+    client.once('error', reject)
+  })
+}
+
+describe('HTTP/2', () => {
+  const scope = createScope()
+  let svr
+  let client
+  before(async () => {
+    const site = await makeSite(scope, {}, { 'index.html': INDEX, 'big.txt': BIG, 'dir/index.html': 'in dir\n' })
+    const cert = await makeCertificate(site.dir, 'main')
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
+    await site.writeConfig({
+      workers: 1,
+      secure: true,
+      enableHTTP2: true,
+      disableNonEncryptedServer: true,
+      sport: '127.0.0.1:0',
+      cert: cert.cert,
+      key: cert.key,
+      http2Settings: { initialWindowSize: 1048576 }
+    })
+    svr = await startSvr(scope, site.configFile)
+    client = await connect(svr.port)
+  })
+  after(async () => {
+    if (client) client.close()
+    await scope.cleanup()
+  })
+
+  it('should negotiate h2 by ALPN and send bounded, configured settings', () => {
+    assert.equal(client.alpnProtocol, 'h2')
+    assert.equal(client.remoteSettings.maxConcurrentStreams, 100)
+    assert.equal(client.remoteSettings.initialWindowSize, 1048576)
+    assert.equal(client.remoteSettings.maxHeaderListSize, 16384)
+  })
+
+  it('should serve a page, an error page and a redirect', async () => {
+    const page = await h2Request(client, { ':path': '/' })
+    assert.equal(page.status, 200)
+    assert.equal(page.body.toString(), INDEX)
+    assert.equal(page.headers.server, 'svr')
+    const missing = await h2Request(client, { ':path': '/missing' })
+    assert.equal(missing.status, 404)
+    assert.match(missing.body.toString(), /404 Not Found/)
+    const slash = await h2Request(client, { ':path': '/dir' })
+    assert.equal(slash.status, 301)
+    assert.equal(slash.headers.location, '/dir/')
+  })
+
+  it('should compress a static file', async () => {
+    const res = await h2Request(client, { ':path': '/big.txt', 'accept-encoding': 'gzip' })
+    assert.equal(res.status, 200)
+    assert.equal(res.headers['content-encoding'], 'gzip')
+    assert.equal(zlib.gunzipSync(res.body).toString(), BIG)
+  })
+
+  it('should drop hop-by-hop headers a script sets and give it a Host header', async () => {
+    const res = await h2Request(client, { ':path': '/hop', ':authority': 'h2.test:8443' })
+    assert.equal(res.status, 200)
+    assert.equal(res.body.toString(), 'host=h2.test:8443')
+    assert.equal(res.headers.connection, undefined)
+    assert.equal(res.headers['keep-alive'], undefined)
+    assert.equal(res.headers['content-type'], 'text/plain')
+  })
+
+  it('should still speak HTTP/1.1 on the same port', async () => {
+    const res = await httpsRequest(svr.port, '/')
+    assert.equal(res.status, 200)
+    assert.equal(res.body, INDEX)
+    const hop = await httpsRequest(svr.port, '/hop')
+    assert.equal(hop.headers.connection, 'keep-alive')
+  })
+
+  it('should complete in-flight HTTPS and HTTP/2 requests on SIGTERM', async () => {
+    const overH2 = h2Request(client, { ':path': '/slow' })
+    const overH1 = httpsRequest(svr.port, '/slow')
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    svr.signal('SIGTERM')
+    const [h2, h1] = await Promise.all([overH2, overH1])
+    assert.equal(h2.status, 200)
+    assert.equal(h2.body.toString(), 'slow done')
+    assert.equal(h1.status, 200)
+    assert.equal(h1.body, 'slow done')
+    assert.deepEqual(await svr.exited, { code: 0, signal: null })
+  })
+})
