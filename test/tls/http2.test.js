@@ -73,7 +73,8 @@ describe('HTTP/2', () => {
       sport: '127.0.0.1:0',
       cert: cert.cert,
       key: cert.key,
-      http2Settings: { initialWindowSize: 1048576 }
+      http2Settings: { initialWindowSize: 1048576 },
+      maxRequestBodySize: 1000
     })
     svr = await startSvr(scope, site.configFile)
     client = await connect(svr.port)
@@ -125,6 +126,17 @@ describe('HTTP/2', () => {
     assert.equal(res.body, INDEX)
     const hop = await httpsRequest(svr.port, '/hop')
     assert.equal(hop.headers.connection, 'keep-alive')
+  })
+
+  it('should apply the request limits to both protocols', async () => {
+    const bigHead = await httpsRequest(svr.port, '/', { headers: { 'x-big': 'a'.repeat(17000) } })
+    assert.equal(bigHead.status, 431)
+    const h1Body = await httpsRequest(svr.port, '/', { method: 'POST', headers: { 'content-length': '2000' }, body: 'x'.repeat(2000) })
+    assert.equal(h1Body.status, 413)
+    const h2Body = await h2Request(client, { ':path': '/', ':method': 'POST', 'content-length': '2000' })
+    assert.equal(h2Body.status, 413)
+    // The HTTP/2 session survives a refused stream.
+    assert.equal((await h2Request(client, { ':path': '/' })).status, 200)
   })
 
   it('should complete in-flight HTTPS and HTTP/2 requests on SIGTERM', async () => {
