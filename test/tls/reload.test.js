@@ -64,4 +64,18 @@ describe('certificate reload', () => {
     for (const fingerprint of loop.seen) assert.ok(fingerprint === first.fingerprint || fingerprint === second.fingerprint)
     assert.equal((await httpsRequest(svr.port, '/')).fingerprint, second.fingerprint)
   })
+
+  it('should swap certificates in single-threaded mode too', async (t) => {
+    const site = await makeSite(t)
+    const first = await makeCertificate(site.dir, 'first')
+    const second = await makeCertificate(site.dir, 'second')
+    await site.writeConfig({ secure: true, sport: '127.0.0.1:0', cert: first.cert, key: first.key })
+    const svr = await startSvr(t, site.configFile, { args: ['--single-threaded'] })
+    assert.equal((await httpsRequest(svr.port, '/')).fingerprint, first.fingerprint)
+    await site.writeConfig({ secure: true, sport: '127.0.0.1:0', cert: second.cert, key: second.key })
+    const from = svr.output.length
+    svr.signal('SIGHUP')
+    await svr.waitFor(/reload applied/, 10000, from)
+    assert.equal((await httpsRequest(svr.port, '/')).fingerprint, second.fingerprint)
+  })
 })
