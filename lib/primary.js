@@ -63,8 +63,10 @@ class Supervisor {
 
   async start () {
     const { config } = this.options
-    const spec = parseListenSpec(config.port)
-    if (spec.path !== undefined) await removeStaleSocket(spec.path)
+    for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
+      const spec = parseListenSpec(value)
+      if (spec.path !== undefined) await removeStaleSocket(spec.path)
+    }
     const count = workerCount(config)
     this.log.info('svr starting: ' + count + ' worker(s), config ' + this.options.configFile +
       ', webroot ' + config.wwwroot)

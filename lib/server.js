@@ -126,7 +126,12 @@ function routeRequests (server, pipeline, onConnect) {
   server.removeAllListeners('request')
   server.removeAllListeners('checkExpectation')
   server.removeAllListeners('connect')
-  server.on('connect', onConnect)
+  server.on('connect', function onConnectEvent (req, socket, head) {
+    // An HTTP/2 CONNECT comes with a response object, not a socket, and no
+    // mod API tunnels through an HTTP/2 stream.
+    if (req.httpVersionMajor === 2) pipeline.sendError(req, socket, 501)
+    else onConnect(req, socket, head)
+  })
   server.on('request', function onRequest (req, res) {
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
     if (server.svrDraining) res.shouldKeepAlive = false

@@ -23,8 +23,11 @@ const { checkScript } = require('./script/check')
  */
 async function runSingle (options, args, log, prepared) {
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
-  const spec = parseListenSpec(options.config.port)
-  if (spec.path !== undefined) await removeStaleSocket(spec.path)
+  const { config } = options
+  for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
+    const spec = parseListenSpec(value)
+    if (spec.path !== undefined) await removeStaleSocket(spec.path)
+  }
   let server
   try {
     server = createServers(options, log)

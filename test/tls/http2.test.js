@@ -120,6 +120,12 @@ describe('HTTP/2', () => {
     assert.equal(res.headers['content-type'], 'text/plain')
   })
 
+  it('should refuse an HTTP/2 CONNECT with an error page', async () => {
+    const res = await h2Request(client, { ':method': 'CONNECT', ':authority': 'example.com:443' })
+    assert.equal(res.status, 501)
+    assert.match(res.body.toString(), /501 Not Implemented/)
+  })
+
   it('should still speak HTTP/1.1 on the same port', async () => {
     const res = await httpsRequest(svr.port, '/')
     assert.equal(res.status, 200)
