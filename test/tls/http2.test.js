@@ -8,6 +8,7 @@ const path = require('node:path')
 const zlib = require('node:zlib')
 const { makeSite, startSvr } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
+const { rawRequest } = require('../helpers/raw-http')
 const { makeCertificate, httpsRequest } = require('../helpers/tls')
 
 const INDEX = '<h1>h2 index</h1>\n'
@@ -124,6 +125,11 @@ describe('HTTP/2', () => {
     const res = await h2Request(client, { ':method': 'CONNECT', ':authority': 'example.com:443' })
     assert.equal(res.status, 501)
     assert.match(res.body.toString(), /501 Not Implemented/)
+  })
+
+  it('should answer plain HTTP on the HTTP/2 port with 497', async () => {
+    const res = await rawRequest(svr.port, 'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    assert.equal(res.status, 497)
   })
 
   it('should still speak HTTP/1.1 on the same port', async () => {
