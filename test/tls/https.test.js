@@ -189,6 +189,45 @@ describe('secure options', () => {
     assert.match(lines[0], /\bcert\b/)
     assert.ok(lines[0].includes(missing), lines[0])
     assert.match(lines[0], /no such file/)
+    // --check-config reads the certificates as well.
+    const checked = await runSvr(['--config', site.configFile, '--check-config'])
+    assert.equal(checked.code, 1)
+    assert.ok(checked.stderr.includes(missing), checked.stderr)
+  })
+
+  it('should require a client certificate with useClientCertificate, and warn that OCSP stapling is unsupported', async (t) => {
+    const site = await makeSite(t)
+    const cert = await makeCertificate(site.dir, 'main')
+    await site.writeConfig({
+      workers: 1,
+      secure: true,
+      sport: '127.0.0.1:0',
+      disableNonEncryptedServer: true,
+      useClientCertificate: true,
+      enableOCSPStapling: true,
+      cert: cert.cert,
+      key: cert.key
+    })
+    const svr = await startSvr(t, site.configFile)
+    await assert.rejects(httpsRequest(svr.port, '/'))
+    assert.match(svr.output, /enableOCSPStapling is not supported/)
+  })
+
+  it('should accept any client with rejectUnauthorizedClientCertificates false', async (t) => {
+    const site = await makeSite(t)
+    const cert = await makeCertificate(site.dir, 'main')
+    await site.writeConfig({
+      workers: 1,
+      secure: true,
+      sport: '127.0.0.1:0',
+      disableNonEncryptedServer: true,
+      useClientCertificate: true,
+      rejectUnauthorizedClientCertificates: false,
+      cert: cert.cert,
+      key: cert.key
+    })
+    const svr = await startSvr(t, site.configFile)
+    assert.equal((await httpsRequest(svr.port, '/')).status, 200)
   })
 
   it('should refuse a key that does not belong to the certificate', async (t) => {
