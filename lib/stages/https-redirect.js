@@ -1,7 +1,7 @@
 'use strict'
 
 const net = require('node:net')
-const { wildcardPattern } = require('../tls/sni')
+const { wildcardPattern, hostPart } = require('../tls/sni')
 
 const TRAILING_DOTS = /\.+$/
 
@@ -58,7 +58,7 @@ function compileOwnNames (config) {
     if (!domain.startsWith('www.')) exact.add('www.' + domain)
   }
   for (const key of Object.keys(config.sni)) {
-    const name = withoutPort(key.toLowerCase())
+    const name = hostPart(key.toLowerCase())
     if (name.includes('*')) patterns.push(wildcardPattern(name))
     else exact.add(name)
   }
@@ -69,11 +69,6 @@ function compileOwnNames (config) {
     }
     return false
   }
-}
-
-function withoutPort (name) {
-  const colon = name.lastIndexOf(':')
-  return colon !== -1 && name.indexOf(':') === colon ? name.slice(0, colon) : name
 }
 
 module.exports = { createHttpsRedirectStage }

@@ -11,7 +11,7 @@ const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|]/g
  * private.
  * @param {Object<string, {cert: string, key: string}>} entries server name → PEM contents
  * @param {object} contextOptions the TLS settings every context shares (ciphers, versions, …)
- * @returns {{lookup: (servername: string) => tls.SecureContext | null, names: string[]}}
+ * @returns {{lookup: (servername: string) => tls.SecureContext | null}}
  */
 function createSniTable (entries, contextOptions) {
   const exact = new Map()
@@ -38,17 +38,25 @@ function createSniTable (entries, contextOptions) {
     }
     return null
   }
-  return { lookup, names: [...exact.keys()], wildcards: wildcards.map((entry) => entry.host) }
+  return { lookup }
 }
 
-// SVR.JS accepted "name:port" keys; a TLS server name never carries a port.
+/**
+ * SVR.JS accepted "name:port" keys; a TLS server name never carries a port.
+ * @param {string} name an `sni` key
+ * @returns {string} the name without a port
+ */
 function hostPart (name) {
   const colon = name.lastIndexOf(':')
   return colon !== -1 && name.indexOf(':') === colon ? name.slice(0, colon) : name
 }
 
-// "*" alone is one whole label; inside a label ("img*.example.com") it
-// stands for the rest of that label only.
+/**
+ * Compile a wildcard name at boot. "*" alone is one whole label; inside a
+ * label ("img*.example.com") it stands for the rest of that label only.
+ * @param {string} host lower-case name without port
+ * @returns {RegExp} anchored, without g/y state
+ */
 function wildcardPattern (host) {
   const labels = host.split('.').map((label) => {
     if (label === '*') return '[^.]+'
@@ -61,4 +69,4 @@ function literalLength (host) {
   return host.replace(/\*/g, '').length
 }
 
-module.exports = { createSniTable, wildcardPattern }
+module.exports = { createSniTable, wildcardPattern, hostPart }
