@@ -75,7 +75,9 @@ describe('HTTP/2', () => {
       cert: cert.cert,
       key: cert.key,
       http2Settings: { initialWindowSize: 1048576 },
-      maxRequestBodySize: 1000
+      maxRequestBodySize: 1000,
+      // One session serves every test here, however slow the machine.
+      keepAliveTimeout: 60000
     })
     svr = await startSvr(scope, site.configFile)
     client = await connect(svr.port)
@@ -110,6 +112,16 @@ describe('HTTP/2', () => {
     assert.equal(res.status, 200)
     assert.equal(res.headers['content-encoding'], 'gzip')
     assert.equal(zlib.gunzipSync(res.body).toString(), BIG)
+  })
+
+  it('should serve ranges and HEAD', async () => {
+    const range = await h2Request(client, { ':path': '/big.txt', range: 'bytes=0-9' })
+    assert.equal(range.status, 206)
+    assert.equal(range.body.toString(), BIG.slice(0, 10))
+    const head = await h2Request(client, { ':path': '/', ':method': 'HEAD' })
+    assert.equal(head.status, 200)
+    assert.equal(head.body.length, 0)
+    assert.equal(head.headers['content-length'], String(Buffer.byteLength(INDEX)))
   })
 
   it('should drop hop-by-hop headers a script sets and give it a Host header', async () => {
@@ -162,5 +174,33 @@ describe('HTTP/2', () => {
     assert.equal(h1.status, 200)
     assert.equal(h1.body, 'slow done')
     assert.deepEqual(await svr.exited, { code: 0, signal: null })
+  })
+})
+
+describe('HTTP/2 idle sessions', () => {
+  it('should close a session without streams after keepAliveTimeout', async (t) => {
+    const site = await makeSite(t)
+    const cert = await makeCertificate(site.dir, 'main')
+    await site.writeConfig({
+      workers: 1,
+      secure: true,
+      enableHTTP2: true,
+      disableNonEncryptedServer: true,
+      sport: '127.0.0.1:0',
+      keepAliveTimeout: 1000,
+      cert: cert.cert,
+      key: cert.key
+    })
+    const svr = await startSvr(t, site.configFile)
+    const client = await connect(svr.port)
+    t.after(() => client.destroy())
+    assert.equal((await h2Request(client, { ':path': '/' })).status, 200)
+    const start = Date.now()
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('session still open')), 5000)
+      client.once('close', () => { clearTimeout(timer); resolve() })
+    })
+    const idle = Date.now() - start
+    assert.ok(idle >= 800 && idle < 4000, 'closed after ' + idle + ' ms')
   })
 })
