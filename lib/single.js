@@ -28,25 +28,25 @@ async function runSingle (options, args, log, prepared) {
     const spec = parseListenSpec(value)
     if (spec.path !== undefined) await removeStaleSocket(spec.path)
   }
-  let server
+  let servers
   try {
-    server = createServers(options, log)
+    servers = createServers(options, log)
   } catch (err) {
     log.error(err.message)
     process.exit(1)
   }
   let addresses
   try {
-    addresses = await listenServers(server, options.config)
+    addresses = await listenServers(servers, options.config)
   } catch (err) {
     log.error(listenError(err).message)
     process.exit(1)
   }
   for (const line of listeningLines(addresses, options.config)) log.info(line)
   const state = { options, stopping: false, prepared }
-  process.on('SIGTERM', () => stop(server, state, log, 'SIGTERM'))
-  process.on('SIGINT', () => stop(server, state, log, 'SIGINT'))
-  process.on('SIGHUP', () => reload(server, state, args, log))
+  process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
+  process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
+  process.on('SIGHUP', () => reload(servers, state, args, log))
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
 }
@@ -57,7 +57,7 @@ function crashUnlessContained (err, log) {
   process.exit(1)
 }
 
-async function stop (server, state, log, signal) {
+async function stop (servers, state, log, signal) {
   if (state.stopping) return
   state.stopping = true
   const timeout = state.options.config.shutdownTimeout
@@ -66,7 +66,7 @@ async function stop (server, state, log, signal) {
     log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
     process.exit(1)
   }, timeout)
-  await drainServers(server)
+  await drainServers(servers)
   clearTimeout(timer)
   log.info('stopped')
   process.exit(0)
@@ -74,13 +74,17 @@ async function stop (server, state, log, signal) {
 
 // The listening socket stays; only the request handler is swapped, so a
 // changed listen address needs a restart in this mode.
-async function reload (server, state, args, log) {
+async function reload (servers, state, args, log) {
   let config
   try {
     config = withOverrides(await loadConfig(state.options.configFile, { installDir: state.options.installDir }), args)
   } catch (err) {
     for (const line of configErrorLines(err, state.options.configFile)) log.error(line)
     log.error('reload refused: the old configuration stays in use')
+    return
+  }
+  if (config.secure !== state.options.config.secure) {
+    log.error('reload refused: turning secure on or off needs a restart in single-threaded mode')
     return
   }
   let tls = null
@@ -110,12 +114,12 @@ async function reload (server, state, args, log) {
     log.error('reload failed:', err)
     return
   }
-  if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port) || config.secure !== state.options.config.secure ||
+  if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port) ||
     JSON.stringify(config.sport) !== JSON.stringify(state.options.config.sport)) {
-    log.warn('reload: a new port, sport or secure setting takes effect only after a restart in single-threaded mode')
+    log.warn('reload: a new port or sport takes effect only after a restart in single-threaded mode')
   }
-  usePipeline(server, pipeline, config)
-  if (config.secure && state.options.config.secure) useCertificates(server, options)
+  usePipeline(servers, pipeline, config)
+  if (config.secure) useCertificates(servers, options)
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared
   state.options = options
