@@ -37,6 +37,39 @@ function answerClientError (err, socket, serverString) {
   afterPendingResponses(socket, status, serverString)
 }
 
+/**
+ * A TLS handshake that failed. A client that spoke plain HTTP to the TLS
+ * port gets 497 in cleartext, as from SVR.JS and nginx, so that the person
+ * behind it learns to type https://; anything else is just closed.
+ * @param {Error & {code?: string}} err
+ * @param {import('node:tls').TLSSocket} tlsSocket
+ * @param {string} serverString
+ */
+function answerTlsClientError (err, tlsSocket, serverString) {
+  // The TCP socket under the TLS one is reachable only through this
+  // long-stable private field; without it the connection just closes.
+  const raw = tlsSocket._parent
+  if (err.code !== 'ERR_SSL_HTTP_REQUEST' || raw == null || !raw.writable) {
+    tlsSocket.destroy()
+    return
+  }
+  countMalformed()
+  raw.end(rawPage(497, serverString))
+}
+
+/**
+ * CONNECT on the server that only redirects to HTTPS: not a proxy.
+ * @param {import('node:net').Socket} socket
+ * @param {string} serverString
+ */
+function answerConnectRefused (socket, serverString) {
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
+  socket.end(rawPage(501, serverString))
+}
+
 // Node attaches the response being written to the socket (a private but
 // long-stable field) and attaches the next pipelined one when it finishes.
 // Writing the error page and closing before they are done would cut off
@@ -51,15 +84,19 @@ function afterPendingResponses (socket, status, serverString) {
     socket.destroy()
     return
   }
+  socket.end(rawPage(status, serverString))
+}
+
+function rawPage (status, serverString) {
   const title = status + ' ' + reasonPhrase(status)
   const body = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>' + title +
     '</title></head><body><h1>' + title + '</h1></body></html>\n'
-  socket.end('HTTP/1.1 ' + title + '\r\n' +
+  return 'HTTP/1.1 ' + title + '\r\n' +
     'Server: ' + serverString + '\r\n' +
     'Content-Type: text/html; charset=utf-8\r\n' +
     'Content-Length: ' + Buffer.byteLength(body) + '\r\n' +
     (status === 405 ? 'Allow: GET, HEAD, OPTIONS\r\n' : '') +
-    'Connection: close\r\n\r\n' + body)
+    'Connection: close\r\n\r\n' + body
 }
 
 // The packet may start with earlier pipelined requests; the parser stopped
@@ -80,4 +117,4 @@ function requestLineTooLong (packet) {
   return end === -1 ? packet.length > MAX_REQUEST_LINE : end > MAX_REQUEST_LINE
 }
 
-module.exports = { answerClientError, MAX_REQUEST_LINE }
+module.exports = { answerClientError, answerTlsClientError, answerConnectRefused, MAX_REQUEST_LINE }

@@ -26,6 +26,8 @@ class RequestContext {
     this.clientAddress = normalizeAddress(req.socket.remoteAddress)
     this.localAddress = normalizeAddress(req.socket.localAddress)
     this.hostname = requestHostname(req)
+    // Arrived over TLS (HTTPS or HTTP/2), not on the plain-HTTP server.
+    this.secure = req.socket.encrypted === true
     this.decodedPath = null
     this.fsPath = null
     this.stat = undefined

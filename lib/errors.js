@@ -17,6 +17,7 @@ const CODES = {
   SVR_ERR_MOD_LOAD: { message: 'mod %s failed to load: %s' },
   SVR_ERR_SCRIPT_LOAD: { message: 'server-side script %s failed to load: %s' },
   SVR_ERR_SHUTDOWN_TIMEOUT: { message: 'workers still busy after %d ms, forcing exit' },
+  SVR_ERR_TLS_FILE: { message: 'cannot use TLS file for %s (%s): %s' },
   SVR_ERR_WORKER_BOOT: { message: 'worker failed to start: %s' },
   SVR_ERR_WORKER_CRASH_LOOP: { message: 'worker slot %d keeps crashing (%d exits in a row)' }
 }

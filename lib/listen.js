@@ -53,6 +53,23 @@ function formatAddress (address, scheme) {
   return scheme + '://' + formatHostPort(address.address, address.port)
 }
 
+/**
+ * The start-up lines naming where svr listens: the main server first (its
+ * line is the one scripts and tests look for), then the plain-HTTP one
+ * that a secure setup keeps on `port`.
+ * @param {{main: string|object, plain?: string|object|null}} addresses bound addresses
+ * @param {object} config
+ * @returns {string[]}
+ */
+function listeningLines (addresses, config) {
+  const lines = ['listening on ' + formatAddress(addresses.main, config.secure ? 'https' : 'http')]
+  if (addresses.plain != null) {
+    const role = config.disableToHTTPSRedirect ? 'plain HTTP' : 'plain HTTP, redirects to HTTPS'
+    lines.push('listening on ' + formatAddress(addresses.plain, 'http') + ' (' + role + ')')
+  }
+  return lines
+}
+
 const LISTEN_HINTS = {
   EADDRINUSE: 'address already in use: another process listens there; stop it or choose another port',
   EACCES: 'permission denied: ports below 1024 need root or CAP_NET_BIND_SERVICE (the systemd unit in packaging/ grants it), and a socket path needs a writable directory',
@@ -100,4 +117,4 @@ async function removeStaleSocket (path) {
   if (!alive) await fs.unlink(path).catch(() => {})
 }
 
-module.exports = { parseListenSpec, describeSpec, formatAddress, explainListenError, listenError, removeStaleSocket }
+module.exports = { parseListenSpec, describeSpec, formatAddress, listeningLines, explainListenError, listenError, removeStaleSocket }

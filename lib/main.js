@@ -11,6 +11,7 @@ const { runSingle } = require('./single')
 const { prepareMods } = require('./mods/prepare')
 const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
 const { checkScript } = require('./script/check')
+const { readTlsMaterial } = require('./tls/material')
 
 const INSTALL_DIR = path.resolve(__dirname, '..')
 
@@ -43,12 +44,22 @@ async function main (argv) {
     process.exitCode = 1
     return
   }
+  let tls = null
+  try {
+    // Read by the primary, handed to the workers (lib/tls/material.js).
+    if (config.secure) tls = await readTlsMaterial(config)
+  } catch (err) {
+    process.stderr.write(err.message + '\n')
+    process.exitCode = 1
+    return
+  }
   const base = {
     config,
     configFile: args.configFile,
     installDir: INSTALL_DIR,
     disableMods: args.disableMods,
-    mods: []
+    mods: [],
+    tls
   }
   if (args.action !== 'check') await removeOrphanedTemp()
   let prepared

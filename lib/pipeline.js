@@ -9,6 +9,7 @@ const { createHealthStage } = require('./stages/health')
 const { createRequestTargetStage } = require('./stages/request-target')
 const { createBlocklistStage } = require('./stages/blocklist')
 const { createSanitizeStage } = require('./stages/sanitize')
+const { createHttpsRedirectStage } = require('./stages/https-redirect')
 const { createRewriteStage } = require('./stages/rewrite')
 const { createForbiddenStage } = require('./stages/forbidden')
 const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
@@ -36,6 +37,7 @@ const STAGES = [
   createRequestTargetStage,
   createBlocklistStage, // before sanitizing, as in SVR.JS
   createSanitizeStage,
+  createHttpsRedirectStage, // only requests on the plain-HTTP server of a secure setup
   createRewriteStage,
   createForbiddenStage, // access rules judge the rewritten path
   createNonStandardCodesStage,
@@ -56,6 +58,7 @@ const STAGES = [
 // list does. Without such a mod they take the main pipeline and get 501.
 const PROXY_STAGES = [
   createBlocklistStage,
+  createHttpsRedirectStage,
   createProxyHandlersStage
 ]
 

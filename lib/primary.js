@@ -6,7 +6,8 @@ const os = require('node:os')
 const { message, dispatch } = require('./ipc')
 const { svrError } = require('./errors')
 const { loadConfig } = require('./config/load')
-const { formatAddress, parseListenSpec, removeStaleSocket } = require('./listen')
+const { listeningLines, parseListenSpec, removeStaleSocket } = require('./listen')
+const { readTlsMaterial } = require('./tls/material')
 const { configErrorLines } = require('./config-report')
 const { prepareMods } = require('./mods/prepare')
 const { checkScript } = require('./script/check')
@@ -48,6 +49,7 @@ class Supervisor {
     this.reloading = false
     this.reloadPending = false
     this.address = null
+    this.plainAddress = null
     this.application = null
     this.forceTimer = null
     this.stats = new StatsCollector()
@@ -61,8 +63,10 @@ class Supervisor {
 
   async start () {
     const { config } = this.options
-    const spec = parseListenSpec(config.port)
-    if (spec.path !== undefined) await removeStaleSocket(spec.path)
+    for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
+      const spec = parseListenSpec(value)
+      if (spec.path !== undefined) await removeStaleSocket(spec.path)
+    }
     const count = workerCount(config)
     this.log.info('svr starting: ' + count + ' worker(s), config ' + this.options.configFile +
       ', webroot ' + config.wwwroot)
@@ -91,6 +95,7 @@ class Supervisor {
     const { slot } = record
     this.log.info('worker ' + slot.id + ' up (pid ' + worker.process.pid + ')')
     this.address = msg.address
+    this.plainAddress = msg.plainAddress
     this.application = msg.handlers
     if (record.waiter !== null) {
       record.waiter.resolve()
@@ -106,9 +111,9 @@ class Supervisor {
   }
 
   announce () {
-    const scheme = this.options.config.secure ? 'https' : 'http'
     if (this.application && this.application.length !== 0) this.log.info('application code: ' + this.application.join(', '))
-    this.log.info('listening on ' + formatAddress(this.address, scheme))
+    const addresses = { main: this.address, plain: this.plainAddress }
+    for (const line of listeningLines(addresses, this.options.config)) this.log.info(line)
     this.watchScript()
   }
 
@@ -235,7 +240,16 @@ class Supervisor {
       this.log.error('reload refused: the old configuration stays in use')
       return
     }
-    const next = { ...this.options, config }
+    let tls = null
+    try {
+      // New certificates reach the workers with the rolling replacement below.
+      if (config.secure) tls = await readTlsMaterial(config)
+    } catch (err) {
+      this.log.error(err.message)
+      this.log.error('reload refused: the old configuration and certificates stay in use')
+      return
+    }
+    const next = { ...this.options, config, tls }
     let prepared
     try {
       await checkScript(next)
@@ -246,7 +260,7 @@ class Supervisor {
       return
     }
     const options = { ...next, mods: prepared.mods }
-    const previousAddress = this.address
+    const previousAddress = [this.address, this.plainAddress]
     try {
       await this.rollWorkers(options, workerCount(config))
     } catch (err) {
@@ -260,7 +274,7 @@ class Supervisor {
     this.prepared = prepared
     this.options = options
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
-    if (JSON.stringify(previousAddress) !== JSON.stringify(this.address)) this.announce()
+    if (JSON.stringify(previousAddress) !== JSON.stringify([this.address, this.plainAddress])) this.announce()
     this.watchScript()
   }
 

@@ -1,11 +1,16 @@
 'use strict'
 
 const http = require('node:http')
+const https = require('node:https')
+const http2 = require('node:http2')
 const net = require('node:net')
 const { createPipeline } = require('./pipeline')
 const { parseListenSpec } = require('./listen')
-const { answerClientError } = require('./client-error')
+const { answerClientError, answerTlsClientError, answerConnectRefused } = require('./client-error')
 const { serverString } = require('./version')
+const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
+const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
+const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -16,42 +21,130 @@ const DRAIN_IDLE_GRACE_MS = 1000
 const DRAIN_SWEEP_MS = 50
 
 /**
- * Build the HTTP server of one worker (or of the single process) with its
- * request pipeline. Listening is a separate step so the caller decides how
- * to report the address.
- * @param {object} options {config, configFile, installDir, disableMods}
+ * Build the servers of one worker (or of the single process), sharing one
+ * request pipeline: `main` (HTTP, or HTTPS / HTTP/2 with `secure`) and,
+ * with `secure`, `plain`, the HTTP server on `port` that redirects to
+ * HTTPS. Listening is a separate step so the caller decides how to report
+ * the addresses.
+ * @param {object} options {config, configFile, installDir, disableMods, tls}
  * @param {object} log process logger
- * @returns {http.Server & {svrDraining: boolean, svrHandlers: string[], svrLifecycle: object}}
+ * @returns {{main: net.Server, plain: http.Server|null, handlers: string[], lifecycle: object}}
  */
-function createServer (options, log) {
-  const signature = serverString(options.config)
-  // A missing Host is answered by the pipeline, with a proper error page.
-  const server = http.createServer({ requireHostHeader: false })
-  server.svrDraining = false
+function createServers (options, log) {
+  const { config } = options
+  const signature = serverString(config)
+  if (config.enableHTTP2 && !config.secure) {
+    log.warn('enableHTTP2 needs secure: browsers speak HTTP/2 only over TLS, so this server speaks HTTP/1.1')
+  }
+  if (config.secure && config.enableOCSPStapling) log.warn('enableOCSPStapling is not supported; handshakes go without stapled OCSP responses')
+  const main = config.secure ? createSecureServer(options, signature) : createPlainServer(config, signature)
+  const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config, signature) : null
   const pipeline = createPipeline(options, log)
-  // The application code this worker runs, for the start-up log.
-  server.svrHandlers = pipeline.handlers
-  usePipeline(server, pipeline)
-  server.on('clientError', (err, socket) => answerClientError(err, socket, signature))
+  const servers = { main, plain, handlers: pipeline.handlers, lifecycle: pipeline.lifecycle }
+  usePipeline(servers, pipeline, config)
+  return servers
+}
+
+function createPlainServer (config, signature) {
+  // A missing Host is answered by the pipeline, with a proper error page.
+  const server = http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
+  prepare(server, config, signature)
   return server
 }
 
+function createSecureServer (options, signature) {
+  const { config } = options
+  const sni = createSniSelector(config, options.tls)
+  const tlsOptions = secureServerOptions(config, options.tls, sni)
+  let server
+  if (config.enableHTTP2) {
+    server = http2.createSecureServer({
+      ...tlsOptions,
+      allowHTTP1: true,
+      settings: http2Settings(config),
+      Http2ServerRequest: SvrHttp2Request,
+      Http2ServerResponse: SvrHttp2Response
+    })
+    trackSessions(server, config.keepAliveTimeout)
+  } else {
+    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ...httpLimitOptions(config) })
+  }
+  server.svrSni = sni
+  prepare(server, config, signature)
+  server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, signature))
+  return server
+}
+
+function prepare (server, config, signature) {
+  applyLimits(server, config)
+  server.svrDraining = false
+  server.svrMaxBody = config.maxRequestBodySize
+  server.on('clientError', (err, socket) => answerClientError(err, socket, signature))
+}
+
+// Draining sends each session a GOAWAY. And an HTTP/2 connection with no
+// open stream is idle like a kept-alive HTTP/1.1 one, so it is closed after
+// keepAliveTimeout as well; the session timer restarts with every frame,
+// so one that fires while a response is still being prepared is ignored.
+function trackSessions (server, timeout) {
+  server.svrSessions = new Set()
+  server.on('session', (session) => {
+    if (server.svrDraining) {
+      session.close()
+      return
+    }
+    server.svrSessions.add(session)
+    session.once('close', () => server.svrSessions.delete(session))
+    if (timeout === 0) return
+    let open = 0
+    session.on('stream', (stream) => {
+      open++
+      stream.once('close', () => { open-- })
+    })
+    session.setTimeout(timeout, () => {
+      if (open === 0) session.close()
+    })
+  })
+}
+
 /**
- * Route the server's requests to a pipeline, replacing the previous one.
- * @param {http.Server} server
- * @param {(req, res) => void} pipeline
+ * Route the servers' requests to a pipeline, replacing the previous one.
+ * @param {{main: net.Server, plain: http.Server|null}} servers from createServers
+ * @param {{handleRequest: Function, handleConnect: Function, sendError: Function}} pipeline
+ * @param {object} config the configuration the pipeline was built from
  */
-function usePipeline (server, pipeline) {
-  // A reload in single-process mode keeps the listening socket: the new
+function usePipeline (servers, pipeline, config) {
+  // A reload in single-process mode keeps the listening sockets: the new
   // pipeline is ready as soon as it takes over.
-  if (server.listening) pipeline.lifecycle.listening()
-  server.svrLifecycle = pipeline.lifecycle
+  if (servers.main.listening) pipeline.lifecycle.listening()
+  servers.lifecycle = pipeline.lifecycle
+  routeRequests(servers.main, pipeline, pipeline.handleConnect)
+  if (servers.plain === null) return
+  // The redirecting server is no proxy, as in SVR.JS.
+  const signature = serverString(config)
+  const onConnect = config.disableToHTTPSRedirect ? pipeline.handleConnect : (req, socket) => answerConnectRefused(socket, signature)
+  routeRequests(servers.plain, pipeline, onConnect)
+}
+
+function routeRequests (server, pipeline, onConnect) {
   server.removeAllListeners('request')
   server.removeAllListeners('checkExpectation')
   server.removeAllListeners('connect')
-  server.on('connect', pipeline.handleConnect)
+  server.on('connect', function onConnectEvent (req, socket, head) {
+    // An HTTP/2 CONNECT comes with a response object, not a socket, and no
+    // mod API tunnels through an HTTP/2 stream.
+    if (req.httpVersionMajor === 2) pipeline.sendError(req, socket, 501)
+    else onConnect(req, socket, head)
+  })
   server.on('request', function onRequest (req, res) {
+    // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
     if (server.svrDraining) res.shouldKeepAlive = false
+    if (declaresTooLargeBody(req, server.svrMaxBody)) {
+      // The body is not read, so the connection cannot carry another request.
+      res.shouldKeepAlive = false
+      pipeline.sendError(req, res, 413)
+      return
+    }
     pipeline.handleRequest(req, res)
   })
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
@@ -62,8 +155,36 @@ function usePipeline (server, pipeline) {
 }
 
 /**
- * @param {http.Server} server
- * @param {number|string} portValue the config's `port` value
+ * Give a running secure server new certificates (single-threaded reload;
+ * a cluster replaces its workers instead). Connections already open keep
+ * the certificate they were made with.
+ * @param {{main: net.Server}} servers
+ * @param {object} options runtime options with the new config and tls material
+ */
+function useCertificates (servers, options) {
+  const server = servers.main
+  if (server.svrSni === undefined) return
+  server.setSecureContext(secureServerOptions(options.config, options.tls))
+  server.svrSni.update(options.config, options.tls)
+}
+
+/**
+ * Listen with every server: `main` on `sport` when secure, else on `port`;
+ * `plain` on `port`.
+ * @param {{main: net.Server, plain: http.Server|null}} servers
+ * @param {object} config
+ * @returns {Promise<{main: string|object, plain: string|object|null}>} bound addresses
+ */
+async function listenServers (servers, config) {
+  const main = await listen(servers.main, config.secure ? config.sport : config.port)
+  const plain = servers.plain === null ? null : await listen(servers.plain, config.port)
+  servers.lifecycle.listening()
+  return { main, plain }
+}
+
+/**
+ * @param {net.Server} server
+ * @param {number|string} portValue a `port`/`sport` value
  * @returns {Promise<string|object>} the bound address as server.address() gives it
  */
 function listen (server, portValue) {
@@ -76,7 +197,6 @@ function listen (server, portValue) {
     }
     function onListening () {
       server.removeListener('error', onError)
-      server.svrLifecycle.listening()
       resolve(server.address())
     }
     server.once('error', onError)
@@ -86,15 +206,27 @@ function listen (server, portValue) {
 }
 
 /**
+ * Drain every server (see drain).
+ * @param {{main: net.Server, plain: http.Server|null}} servers
+ * @returns {Promise<void>}
+ */
+async function drainServers (servers) {
+  servers.lifecycle.drain()
+  await Promise.all([drain(servers.main), servers.plain === null ? null : drain(servers.plain)])
+}
+
+/**
  * Stop accepting connections, let in-flight requests finish (their
- * responses carry Connection: close) and close keep-alive connections as
- * soon as they are idle.
- * @param {http.Server} server
+ * responses carry Connection: close, and HTTP/2 sessions get a GOAWAY)
+ * and close keep-alive connections as soon as they are idle.
+ * @param {net.Server} server
  * @returns {Promise<void>} settles when every connection has ended
  */
 function drain (server) {
   server.svrDraining = true
-  server.svrLifecycle.drain()
+  if (server.svrSessions !== undefined) {
+    for (const session of server.svrSessions) session.close()
+  }
   return new Promise((resolve) => {
     let sweep = null
     const grace = setTimeout(() => {
@@ -116,15 +248,15 @@ function drain (server) {
 /**
  * A graceful shutdown: the health path reports "draining" at once, requests
  * go on being served for `delay` ms so that load balancers polling it stop
- * sending, then the drain starts.
- * @param {http.Server} server
+ * sending, then the servers drain.
+ * @param {{main: net.Server, plain: http.Server|null, lifecycle: object}} servers
  * @param {number} delay ms, the config's shutdownDelay
  * @returns {Promise<void>} settles when every connection has ended
  */
-async function shutDown (server, delay) {
-  server.svrLifecycle.drain()
+async function shutDown (servers, delay) {
+  servers.lifecycle.drain()
   if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
-  return drain(server)
+  return drainServers(servers)
 }
 
-module.exports = { createServer, usePipeline, listen, drain, shutDown }
+module.exports = { createServers, usePipeline, useCertificates, listenServers, listen, drainServers, drain, shutDown }

@@ -1,7 +1,8 @@
 'use strict'
 
-const { createServer, usePipeline, listen, shutDown } = require('./server')
-const { listenError, formatAddress, parseListenSpec, removeStaleSocket } = require('./listen')
+const { createServers, usePipeline, useCertificates, listenServers, shutDown } = require('./server')
+const { listenError, listeningLines, parseListenSpec, removeStaleSocket } = require('./listen')
+const { readTlsMaterial } = require('./tls/material')
 const { loadConfig } = require('./config/load')
 const { configErrorLines } = require('./config-report')
 const { withOverrides } = require('./primary')
@@ -22,27 +23,30 @@ const { checkScript } = require('./script/check')
  */
 async function runSingle (options, args, log, prepared) {
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
-  const spec = parseListenSpec(options.config.port)
-  if (spec.path !== undefined) await removeStaleSocket(spec.path)
-  let server
+  const { config } = options
+  for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
+    const spec = parseListenSpec(value)
+    if (spec.path !== undefined) await removeStaleSocket(spec.path)
+  }
+  let servers
   try {
-    server = createServer(options, log)
+    servers = createServers(options, log)
   } catch (err) {
     log.error(err.message)
     process.exit(1)
   }
-  let address
+  let addresses
   try {
-    address = await listen(server, options.config.port)
+    addresses = await listenServers(servers, options.config)
   } catch (err) {
     log.error(listenError(err).message)
     process.exit(1)
   }
-  log.info('listening on ' + formatAddress(address, options.config.secure ? 'https' : 'http'))
+  for (const line of listeningLines(addresses, options.config)) log.info(line)
   const state = { options, stopping: false, prepared }
-  process.on('SIGTERM', () => stop(server, state, log, 'SIGTERM'))
-  process.on('SIGINT', () => stop(server, state, log, 'SIGINT'))
-  process.on('SIGHUP', () => reload(server, state, args, log))
+  process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
+  process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
+  process.on('SIGHUP', () => reload(servers, state, args, log))
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
 }
@@ -53,7 +57,7 @@ function crashUnlessContained (err, log) {
   process.exit(1)
 }
 
-async function stop (server, state, log, signal) {
+async function stop (servers, state, log, signal) {
   if (state.stopping) return
   state.stopping = true
   const { shutdownDelay, shutdownTimeout: timeout } = state.options.config
@@ -62,7 +66,7 @@ async function stop (server, state, log, signal) {
     log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
     process.exit(1)
   }, shutdownDelay + timeout)
-  await shutDown(server, shutdownDelay)
+  await shutDown(servers, shutdownDelay)
   clearTimeout(timer)
   log.info('stopped')
   process.exit(0)
@@ -70,7 +74,7 @@ async function stop (server, state, log, signal) {
 
 // The listening socket stays; only the request handler is swapped, so a
 // changed listen address needs a restart in this mode.
-async function reload (server, state, args, log) {
+async function reload (servers, state, args, log) {
   let config
   try {
     config = withOverrides(await loadConfig(state.options.configFile, { installDir: state.options.installDir }), args)
@@ -79,7 +83,19 @@ async function reload (server, state, args, log) {
     log.error('reload refused: the old configuration stays in use')
     return
   }
-  const next = { ...state.options, config }
+  if (config.secure !== state.options.config.secure) {
+    log.error('reload refused: turning secure on or off needs a restart in single-threaded mode')
+    return
+  }
+  let tls = null
+  try {
+    if (config.secure) tls = await readTlsMaterial(config)
+  } catch (err) {
+    log.error(err.message)
+    log.error('reload refused: the old configuration and certificates stay in use')
+    return
+  }
+  const next = { ...state.options, config, tls }
   let prepared
   let pipeline
   try {
@@ -98,10 +114,12 @@ async function reload (server, state, args, log) {
     log.error('reload failed:', err)
     return
   }
-  if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port)) {
-    log.warn('reload: a new port takes effect only after a restart in single-threaded mode')
+  if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port) ||
+    JSON.stringify(config.sport) !== JSON.stringify(state.options.config.sport)) {
+    log.warn('reload: a new port or sport takes effect only after a restart in single-threaded mode')
   }
-  usePipeline(server, pipeline)
+  usePipeline(servers, pipeline, config)
+  if (config.secure) useCertificates(servers, options)
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared
   state.options = options

@@ -2,7 +2,7 @@
 
 const { createLogger } = require('./log')
 const { message, dispatch } = require('./ipc')
-const { createServer, listen, shutDown } = require('./server')
+const { createServers, listenServers, shutDown } = require('./server')
 const { listenError } = require('./listen')
 const { containRequestError } = require('./request-scope')
 const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
@@ -13,7 +13,7 @@ const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
  */
 function runWorker () {
   const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid))
-  const state = { server: null, stopping: false }
+  const state = { servers: null, stopping: false }
 
   const handlers = {
     boot: (msg) => boot(msg.options, state, log),
@@ -42,17 +42,22 @@ function crashUnlessContained (err, log) {
 }
 
 async function boot (options, state, log) {
-  let server
+  let servers
   try {
-    server = createServer(options, log)
+    servers = createServers(options, log)
   } catch (err) {
     reportBootError(err, err.message)
     return
   }
   try {
-    const address = await listen(server, options.config.port)
-    state.server = server
-    process.send(message('listening', { address, pid: process.pid, handlers: server.svrHandlers }))
+    const addresses = await listenServers(servers, options.config)
+    state.servers = servers
+    process.send(message('listening', {
+      address: addresses.main,
+      plainAddress: addresses.plain,
+      pid: process.pid,
+      handlers: servers.handlers
+    }))
   } catch (err) {
     reportBootError(err, listenError(err).message)
   }
@@ -66,7 +71,7 @@ function reportBootError (err, reason) {
 async function stop (state, delay) {
   if (state.stopping) return
   state.stopping = true
-  if (state.server !== null) await shutDown(state.server, delay)
+  if (state.servers !== null) await shutDown(state.servers, delay)
   process.exit(0)
 }
 

@@ -484,9 +484,29 @@ describe('schema', () => {
   it('should mark the ignored and new keys', () => {
     assert.deepEqual(IGNORED.sort(), ['disableUnusedWorkerTermination', 'enableRemoteLogBrowsing', 'optOutOfStatisticsServer',
       'productName', 'timestamp', 'version'])
-    assert.deepEqual(NEW.sort(), ['cacheControl', 'compressionMinSize', 'dotfiles', 'followSymlinks', 'healthPath',
-      'healthReadyDelay', 'maxFormFieldsSize', 'maxUploadSize', 'serverSideScriptFormat', 'shutdownDelay', 'shutdownTimeout',
-      'statusAllow', 'watchServerSideScript', 'workers'])
+    assert.deepEqual(NEW.sort(), [
+      'cacheControl',
+      'compressionMinSize',
+      'dotfiles',
+      'followSymlinks',
+      'headersTimeout',
+      'healthPath',
+      'healthReadyDelay',
+      'keepAliveTimeout',
+      'maxConnections',
+      'maxFormFieldsSize',
+      'maxHeaderSize',
+      'maxRequestBodySize',
+      'maxUploadSize',
+      'requestTimeout',
+      'serverSideScriptFormat',
+      'shutdownDelay',
+      'shutdownTimeout',
+      'statusAllow',
+      'trustedProxies',
+      'watchServerSideScript',
+      'workers'
+    ])
   })
 
   it('should give every anyOf, oneOf and pattern a readable message', () => {

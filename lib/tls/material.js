@@ -1,0 +1,61 @@
+'use strict'
+
+const fs = require('node:fs/promises')
+const tls = require('node:tls')
+const { svrError } = require('../errors')
+
+const READ_REASONS = {
+  EACCES: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOENT: 'no such file',
+  ENOTDIR: 'a component of the path is not a directory',
+  EPERM: 'operation not permitted'
+}
+
+/**
+ * Read the PEM files the configuration names: `cert`/`key` and every `sni`
+ * entry. The primary does this at start and on every reload and hands the
+ * contents to its workers, so that workers never read the configuration
+ * and a broken certificate refuses the reload while the running workers
+ * keep serving with the old one.
+ * @param {object} config the loaded configuration (absolute paths)
+ * @returns {Promise<{cert: string, key: string, sni: Object<string, {cert: string, key: string}>}>}
+ * @throws {SvrError} SVR_ERR_TLS_FILE naming the configuration key and the file
+ */
+async function readTlsMaterial (config) {
+  const main = await readPair(config, 'cert', 'key')
+  const sni = {}
+  for (const name of Object.keys(config.sni)) {
+    sni[name] = await readPair(config.sni[name], 'sni[' + JSON.stringify(name) + '].cert', 'sni[' + JSON.stringify(name) + '].key')
+  }
+  return { cert: main.cert, key: main.key, sni }
+}
+
+async function readPair (entry, certLabel, keyLabel) {
+  const cert = await readPem(certLabel, entry.cert)
+  const key = await readPem(keyLabel, entry.key)
+  // Parsing here turns a corrupt file or a key that does not belong to its
+  // certificate into a start-up error, not into failing handshakes later.
+  try {
+    tls.createSecureContext({ cert, key })
+  } catch (err) {
+    throw svrError('SVR_ERR_TLS_FILE', [certLabel + '/' + keyLabel, entry.cert + ', ' + entry.key, tlsReason(err)], { cause: err })
+  }
+  return { cert, key }
+}
+
+async function readPem (label, file) {
+  try {
+    return await fs.readFile(file, 'utf8')
+  } catch (err) {
+    throw svrError('SVR_ERR_TLS_FILE', [label, file, READ_REASONS[err.code] || err.message], { cause: err })
+  }
+}
+
+// OpenSSL messages start with a long "error:0A00…:SSL routines:" prefix.
+function tlsReason (err) {
+  const reason = err.reason || err.message
+  return reason.slice(reason.lastIndexOf(':') + 1).trim() || reason
+}
+
+module.exports = { readTlsMaterial }
