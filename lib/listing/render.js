@@ -26,7 +26,7 @@ const PAGE_CSS = ':root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--l
   '.broken{color:var(--muted);text-decoration:line-through}' +
   '.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}' +
   '.sig{color:var(--muted);font-size:.85rem;margin-top:1.5rem}footer{max-width:60rem;margin:0 auto;padding:0 1rem}' +
-  '@media (max-width:34rem){#listing .dt{display:none}main{padding:.5rem}}'
+  '@media (max-width:34rem){#listing .dt{display:none}main,footer{padding:.5rem}}'
 
 /**
  * For a listing that carries the site owner's HTML (head, foot, description):
@@ -145,7 +145,9 @@ function renderListing ({ path, atRoot, hrefPrefix, entries, server, chrome }) {
     parts = [withTitle(chrome.head, titleTag), style, ...main, signature, chrome.foot === '' ? '</body></html>\n' : chrome.foot]
   } else {
     parts = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-      '<meta name="viewport" content="width=device-width, initial-scale=1">', titleTag, style, '</head>\n<body>\n',
+      '<meta name="viewport" content="width=device-width, initial-scale=1">',
+      // An empty icon: browsers would otherwise ask for /favicon.ico.
+      '<link rel="icon" href="data:,">', titleTag, style, '</head>\n<body>\n',
       chrome.head, ...main, chrome.foot, '<footer>', signature, '</footer></body></html>\n']
   }
   const custom = chrome.head !== '' || chrome.foot !== '' || chrome.maindesc !== '' || chrome.siteHead !== ''
