@@ -1,5 +1,8 @@
 'use strict'
 
+// Functions passed to page.evaluate and friends run in the page.
+/* global document, window, getComputedStyle */
+
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
