@@ -17,19 +17,19 @@ const STAT_CONCURRENCY = 16
 
 /**
  * Read a directory for its listing: every entry that does not start with
- * "." and is not in `skip`, stat'ed (following symbolic links) with a
- * bounded concurrency. A link whose target is missing or unreadable is
- * an entry of kind 'broken', never an error.
+ * "." and that `hidden` lets through, stat'ed (following symbolic links)
+ * with a bounded concurrency. A link whose target is missing or unreadable
+ * is an entry of kind 'broken', never an error.
  * @param {string} dir absolute path
- * @param {Set<string>} skip names never listed (the listing's own header files)
+ * @param {(name: string) => boolean} [hidden] names never listed
  * @returns {Promise<ListingEntry[]>} in directory order
  */
-async function readEntries (dir, skip) {
+async function readEntries (dir, hidden = neverHidden) {
   const dirents = await fs.readdir(dir, { withFileTypes: true })
   const entries = []
   for (const dirent of dirents) {
     const name = dirent.name
-    if (name.charCodeAt(0) === 46 /* . */ || skip.has(name)) continue
+    if (name.charCodeAt(0) === 46 /* . */ || hidden(name)) continue
     entries.push({ name, kind: 'file', size: -1, mtimeMs: -1 })
   }
   let next = 0
@@ -43,6 +43,10 @@ async function readEntries (dir, skip) {
   for (let i = 0; i < STAT_CONCURRENCY && i < entries.length; i++) runners.push(statNext())
   await Promise.all(runners)
   return entries
+}
+
+function neverHidden () {
+  return false
 }
 
 async function statEntry (dir, entry) {

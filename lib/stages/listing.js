@@ -6,6 +6,7 @@ const { createFileCache } = require('../util/file-cache')
 const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
 const { decodePath } = require('../util/sanitize-path')
 const { statusForFsError } = require('../static/fs-errors')
+const { buildForbiddenPaths, comparablePath, findForbidden } = require('../access/forbidden-paths')
 const { readEntries, sortEntries } = require('../listing/read')
 const { renderListing } = require('../listing/render')
 const { createPageCache } = require('../listing/page-cache')
@@ -38,6 +39,18 @@ function createListingStage (options, shared) {
   const files = createFileCache({ ttl: RECHECK_MS, maxEntries: 1024 })
   const pages = createPageCache({ maxEntries: 256, maxBytes: 32 * 1024 * 1024 })
   const site = config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null
+  const forbidden = buildForbiddenPaths(options)
+  const guarded = forbidden.files.size !== 0 || forbidden.dirs.size !== 0
+
+  // Names the listing leaves out: its own header files, and whatever the
+  // forbidden stage would refuse (a config.json in the webroot, mods, …).
+  function hiddenIn (decodedDir) {
+    const base = decodedDir.charCodeAt(decodedDir.length - 1) === 47 /* / */ ? decodedDir : decodedDir + '/'
+    return function isHidden (name) {
+      if (NOT_LISTED.has(name)) return true
+      return guarded && findForbidden(forbidden, comparablePath(base + name)) !== null
+    }
+  }
 
   function readOptional (file) {
     return files.get(file).then(
@@ -71,7 +84,7 @@ function createListingStage (options, shared) {
 
   async function build (ctx, dirMtimeMs) {
     const dir = ctx.fsPath
-    const [chrome, entries] = await Promise.all([readChrome(dir), readEntries(dir, NOT_LISTED)])
+    const [chrome, entries] = await Promise.all([readChrome(dir), readEntries(dir, hiddenIn(ctx.decodedPath))])
     const { html, csp, custom } = renderListing({
       path: decodePath(ctx.origHref) || ctx.origHref,
       atRoot: isRoot(ctx.origHref),

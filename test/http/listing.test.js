@@ -26,6 +26,8 @@ const ODD_NAMES = [
 
 const FILES = {
   'top.txt': 'top\n',
+  // Refused by the forbidden stage, so not listed either.
+  'serverSideScript.js': '// not a script svr runs\n',
   'dir/.hidden': 'hidden\n',
   'dir/.dirhead': '<p id="dirhead">the header</p>',
   'dir/Zeta.txt': 'Z\n',
@@ -121,6 +123,8 @@ describe('directory listings', () => {
     const rows = listingRows(res.body)
     assert.ok(!rows.some((row) => row.href === '../'))
     assert.ok(rows.some((row) => row.text === 'top.txt'))
+    assert.ok(!rows.some((row) => row.text === 'serverSideScript.js'))
+    assert.equal((await request(port, '/serverSideScript.js')).status, 403)
     assert.match(res.body, /<title>Index of \/<\/title>/)
   })
 
