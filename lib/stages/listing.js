@@ -85,7 +85,7 @@ function createListingStage (options, shared) {
   async function build (ctx, dirMtimeMs) {
     const dir = ctx.fsPath
     const [chrome, entries] = await Promise.all([readChrome(dir), readEntries(dir, hiddenIn(ctx.decodedPath))])
-    const { html, csp, custom } = renderListing({
+    const { html, csp, custom } = await renderListing({
       path: decodePath(ctx.origHref) || ctx.origHref,
       atRoot: isRoot(ctx.origHref),
       hrefPrefix: lastSegmentPrefix(ctx.origHref),

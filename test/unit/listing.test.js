@@ -64,7 +64,7 @@ describe('iconFor', () => {
 })
 
 describe('renderListing', () => {
-  function render (overrides) {
+  async function render (overrides) {
     return renderListing({
       path: '/d/',
       atRoot: false,
@@ -76,28 +76,44 @@ describe('renderListing', () => {
     })
   }
 
-  it('should escape the title and the names', () => {
-    const { html } = render({ path: '/<b>&"/' })
+  it('should escape the title and the names', async () => {
+    const { html } = await render({ path: '/<b>&"/' })
     assert.match(html, /<title>Index of \/&lt;b&gt;&amp;&quot;\/<\/title>/)
     assert.ok(html.includes('x&lt;y&gt;.txt'))
     assert.ok(!html.includes('<b>'))
     assert.match(html, /<time datetime="2024-02-03T04:05:06Z">2024-02-03 04:05<\/time>/)
   })
 
-  it('should allow its stylesheet by hash in a strict policy', () => {
-    const { html, csp, custom } = render()
+  it('should allow its stylesheet by hash in a strict policy', async () => {
+    const { html, csp, custom } = await render()
     assert.equal(custom, false)
     assert.ok(stylesMatchCsp(html, csp))
     assert.match(csp, /^default-src 'none';/)
   })
 
-  it('should prefix links with the directory name when the URL has no trailing slash', () => {
-    const rows = listingRows(render({ path: '/d', hrefPrefix: 'd' + '/' }).html)
+  it('should prefix links with the directory name when the URL has no trailing slash', async () => {
+    const rows = listingRows((await render({ path: '/d', hrefPrefix: 'd' + '/' })).html)
     assert.deepEqual(rows.map((row) => row.href), ['./', 'd/x%3Cy%3E.txt'])
   })
 
-  it('should relax the policy for a page with the owner\'s HTML', () => {
-    const { html, custom, csp } = render({ chrome: { ...NO_CHROME, maindesc: '<img src="/logo.png">' } })
+  it('should render a long listing over many event-loop turns', async () => {
+    const entries = []
+    for (let i = 0; i < 10000; i++) entries.push(entry('file-' + i + '.txt', 'file', i, 0))
+    let turns = 0
+    let done = false
+    const tick = () => {
+      turns++
+      if (!done) setImmediate(tick)
+    }
+    setImmediate(tick)
+    const { html } = await render({ entries })
+    done = true
+    assert.equal(listingRows(html).length, 10001)
+    assert.ok(turns >= 10, 'other callbacks ran ' + turns + ' times meanwhile')
+  })
+
+  it('should relax the policy for a page with the owner\'s HTML', async () => {
+    const { html, custom, csp } = await render({ chrome: { ...NO_CHROME, maindesc: '<img src="/logo.png">' } })
     assert.equal(custom, true)
     assert.ok(html.includes('<hr>\n<img src="/logo.png">'))
     assert.match(csp, /img-src 'self'/)
