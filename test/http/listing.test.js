@@ -24,6 +24,8 @@ const ODD_NAMES = [
   'colon:name.txt'
 ]
 
+const SITE_CSP = "default-src 'self' https://cdn.example"
+
 const FILES = {
   'top.txt': 'top\n',
   // Refused by the forbidden stage, so not listed either.
@@ -60,7 +62,8 @@ describe('directory listings', () => {
     site = await makeSite(scope, {
       workers: 1,
       enableDirectoryListing: true,
-      enableDirectoryListingVHost: [{ host: 'nolist.test', enabled: false }]
+      enableDirectoryListingVHost: [{ host: 'nolist.test', enabled: false }],
+      customHeadersVHost: [{ host: 'csp.test', headers: { 'Content-Security-Policy': SITE_CSP } }]
     }, FILES)
     await fs.symlink('does-not-exist', path.join(site.webroot, 'dir', 'dangling'))
     await fs.mkdir(path.join(site.webroot, 'empty'))
@@ -185,6 +188,13 @@ describe('directory listings', () => {
     assert.match(heads.headers['content-security-policy'], /default-src 'self'/)
   })
 
+  it('should keep the site\'s own policy on a customised page only', async () => {
+    const custom = await request(port, '/heads/', { headers: { host: 'csp.test' } })
+    assert.equal(custom.headers['content-security-policy'], SITE_CSP)
+    const plain = await request(port, '/dir/zdir/', { headers: { host: 'csp.test' } })
+    assert.match(plain.headers['content-security-policy'], /^default-src 'none';/)
+  })
+
   it('should use a header that is a whole document start as the page start', async () => {
     const res = await request(port, '/fulldoc/')
     assert.ok(res.body.startsWith('<!DOCTYPE html><html><head><meta charset="utf-8"><title>Index of /fulldoc/</title></head>'))
@@ -235,7 +245,8 @@ describe('directory listings when disabled', () => {
     const site = await makeSite(scope, {
       workers: 1,
       enableDirectoryListingVHost: [{ host: '*.list.test', enabled: true }],
-      enableDirectoryListingWithDefaultHead: true
+      enableDirectoryListingWithDefaultHead: true,
+      disableTrailingSlashRedirects: true
     }, {
       '.head': '<!DOCTYPE html><html><head><title>Site</title></head><body><nav id="site-nav">site head</nav>',
       '.foot': '<footer id="site-foot">site foot</footer></body></html>',
@@ -256,6 +267,15 @@ describe('directory listings when disabled', () => {
     const res = await request(port, '/files/', { headers: { host: 'www.list.test' } })
     assert.equal(res.status, 200)
     assert.deepEqual(listingRows(res.body).map((row) => row.text), ['../', 'a.txt'])
+  })
+
+  it('should link entries through the directory name when its URL has no trailing slash', async () => {
+    const res = await request(port, '/files', { headers: { host: 'list.test' } })
+    assert.equal(res.status, 200)
+    const rows = listingRows(res.body)
+    assert.deepEqual(rows.map((row) => row.href), ['./', 'files/a.txt'])
+    const target = new URL(rows[1].href, 'http://list.test/files').pathname
+    assert.equal((await request(port, target)).body, 'a\n')
   })
 
   it('should wrap the listing in the site head and foot with enableDirectoryListingWithDefaultHead', async () => {
