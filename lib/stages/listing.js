@@ -1,11 +1,13 @@
 'use strict'
 
+const crypto = require('node:crypto')
 const path = require('node:path')
 const { statOnce } = require('../context')
 const { createFileCache } = require('../util/file-cache')
 const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
 const { decodePath } = require('../util/sanitize-path')
 const { statusForFsError } = require('../static/fs-errors')
+const { checkPreconditions } = require('../static/conditional')
 const { buildForbiddenPaths, comparablePath, findForbidden } = require('../access/forbidden-paths')
 const { readEntries, sortEntries } = require('../listing/read')
 const { renderListing } = require('../listing/render')
@@ -41,6 +43,7 @@ function createListingStage (options, shared) {
   const site = config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null
   const forbidden = buildForbiddenPaths(options)
   const guarded = forbidden.files.size !== 0 || forbidden.dirs.size !== 0
+  const etags = config.enableETag
 
   // Names the listing leaves out: its own header files, and whatever the
   // forbidden stage would refuse (a config.json in the webroot, mods, …).
@@ -94,7 +97,9 @@ function createListingStage (options, shared) {
       chrome
     })
     const now = Date.now()
-    return { body: Buffer.from(html), csp, custom, chrome, dirMtimeMs, builtAt: now, checkedAt: now }
+    const body = Buffer.from(html)
+    const etag = etags ? pageTag(body) : null
+    return { body, etag, csp, custom, chrome, dirMtimeMs, builtAt: now, checkedAt: now }
   }
 
   async function isFresh (page, ctx, dirMtimeMs) {
@@ -149,9 +154,20 @@ function createListingStage (options, shared) {
       respond.sendError(req, res, status, { error: status >= 500 ? err : undefined })
       return true
     }
-    writeListing(req, res, page)
+    const status = page.etag === null ? 0 : checkPreconditions(req.headers, page.etag, NaN)
+    if (status === 412) {
+      respond.sendError(req, res, 412)
+    } else {
+      writeListing(req, res, page, status === 304)
+    }
     return true
   }
+}
+
+// A rebuilt page with the same bytes keeps its tag, so a browser's copy
+// stays valid across the cache's periodic rebuilds.
+function pageTag (body) {
+  return '"' + crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27) + '"'
 }
 
 const EMPTY = Buffer.alloc(0)
@@ -196,7 +212,13 @@ function lastSegmentPrefix (urlPath) {
   return urlPath.slice(urlPath.lastIndexOf('/') + 1) + '/'
 }
 
-function writeListing (req, res, page) {
+function writeListing (req, res, page, notModified) {
+  if (page.etag !== null) res.setHeader('ETag', page.etag)
+  if (notModified) {
+    res.statusCode = 304
+    res.end()
+    return
+  }
   res.statusCode = 200
   res.setHeader('Content-Type', 'text/html; charset=utf-8')
   res.setHeader('Content-Length', page.body.length)

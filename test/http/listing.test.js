@@ -202,6 +202,22 @@ describe('directory listings', () => {
     assert.ok(res.body.trimEnd().endsWith('</body></html>'))
   })
 
+  it('should tag the page and answer a matching If-None-Match with 304', async () => {
+    const res = await request(port, '/dir/Adir/')
+    const etag = res.headers.etag
+    assert.match(etag, /^"[\w-]+"$/)
+    const again = await request(port, '/dir/Adir/', { headers: { 'if-none-match': etag } })
+    assert.equal(again.status, 304)
+    assert.equal(again.body, '')
+    const failed = await request(port, '/dir/Adir/', { headers: { 'if-match': '"other"' } })
+    assert.equal(failed.status, 412)
+    await fs.writeFile(path.join(site.webroot, 'dir', 'Adir', 'new.txt'), 'new\n')
+    const changed = await request(port, '/dir/Adir/', { headers: { 'if-none-match': etag } })
+    assert.equal(changed.status, 200)
+    assert.notEqual(changed.headers.etag, etag)
+    assert.ok(listingRows(changed.body).some((row) => row.text === 'new.txt'))
+  })
+
   it('should show a new file at once and an edited description within a second or two', async () => {
     const first = await request(port, '/cache/')
     assert.deepEqual(listingRows(first.body).map((row) => row.text), ['../', 'first.txt'])
