@@ -48,7 +48,8 @@ function formatSize (bytes) {
   if (bytes < 1024) return bytes + ' B'
   let value = bytes / 1024
   let unit = 0
-  while (value >= 1024 && unit < UNITS.length - 1) {
+  // 1023.6 KiB would round to "1024 KiB".
+  while (value >= 1023.5 && unit < UNITS.length - 1) {
     value /= 1024
     unit++
   }

@@ -25,6 +25,7 @@ describe('formatSize', () => {
     assert.equal(formatSize(1536), '1.5 KiB')
     assert.equal(formatSize(15 * 1024 + 700), '16 KiB')
     assert.equal(formatSize(5 * 1024 * 1024), '5 MiB')
+    assert.equal(formatSize(1024 * 1024 - 100), '1 MiB')
     assert.equal(formatSize(3.25 * 1024 ** 4), '3.3 TiB')
   })
 })
