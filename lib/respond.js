@@ -48,7 +48,8 @@ function createResponder (options, shared) {
    * @param {http.IncomingMessage} req
    * @param {http.ServerResponse} res
    * @param {number} status
-   * @param {{headers?: object, error?: Error, extName?: string}} [extra]
+   * @param {{headers?: object, error?: Error, extName?: string, description?: string}} [extra]
+   *   `description`: plain text that replaces the status's standard sentence in {errorDesc}
    * @returns {Promise<void>}
    */
   async function sendError (req, res, status, extra = {}) {
@@ -120,7 +121,7 @@ async function findTemplate (base, req, status) {
 function pageValues (base, req, status, extra) {
   const { config, shared } = base
   let stack = ''
-  if (extra.error !== undefined) {
+  if (extra.error != null) {
     stack = config.stackHidden
       ? STACK_HIDDEN
       : escapeHtml(extra.error.stack || String(extra.error)).replace(/\r?\n/g, '<br/>').replace(/ {2}/g, '&nbsp;&nbsp;')
@@ -138,7 +139,8 @@ function pageValues (base, req, status, extra) {
     contact: base.contact
   }
   const stackHtml = stack === '' ? '' : '<br/><code>' + stack + '</code>'
-  values.errorDesc = escapeHtml(DESCRIPTIONS[status])
+  const description = typeof extra.description === 'string' ? extra.description : DESCRIPTIONS[status]
+  values.errorDesc = escapeHtml(description)
     .replace('{contact}', () => contactLine)
     .replace('{stack}', () => stackHtml)
   return values

@@ -1,8 +1,233 @@
 'use strict'
 
-// PLACEHOLDER: Directory listings.
+const crypto = require('node:crypto')
+const path = require('node:path')
+const { statOnce } = require('../context')
+const { createFileCache } = require('../util/file-cache')
+const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
+const { decodePath } = require('../util/sanitize-path')
+const { statusForFsError } = require('../static/fs-errors')
+const { checkPreconditions } = require('../static/conditional')
+const { buildForbiddenPaths, comparablePath, findForbidden } = require('../access/forbidden-paths')
+const { readEntries, sortEntries } = require('../listing/read')
+const { renderListing } = require('../listing/render')
+const { createPageCache } = require('../listing/page-cache')
+
+// The directory's own header and footer files are part of the page, not of
+// the list (the dot-files among them are hidden anyway).
+const NOT_LISTED = new Set(['HEAD.html', 'FOOT.html'])
+// Header files are re-checked at most this often; a listing is rebuilt when
+// the directory's mtime or a header file changed, and at least this often
+// (an edit to a listed file changes its size and date but not the
+// directory's mtime).
+const RECHECK_MS = 1000
+const MAX_AGE_MS = 5000
+const DISABLED = Object.freeze({ description: 'Directory listing is disabled on this server.' })
+
+/**
+ * Directory listings (reference §2.9.3): a directory without an index file
+ * gets an HTML page of its entries when `enableDirectoryListing` (or the
+ * first matching `enableDirectoryListingVHost` entry) allows it, else 403.
+ * Pages are cached per directory and URL path and served from memory while
+ * the directory's mtime and its header files are unchanged.
+ * @param {object} options runtime options
+ * @param {{respond: object, log: object, serverString: string}} shared
+ * @returns {(req, res, ctx) => Promise<boolean>}
+ */
 function createListingStage (options, shared) {
-  return null
+  const { config } = options
+  const { respond, log } = shared
+  const enabledFor = compileListingSwitch(config)
+  const files = createFileCache({ ttl: RECHECK_MS, maxEntries: 1024 })
+  const pages = createPageCache({ maxEntries: 256, maxBytes: 32 * 1024 * 1024 })
+  const site = config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null
+  const forbidden = buildForbiddenPaths(options)
+  const guarded = forbidden.files.size !== 0 || forbidden.dirs.size !== 0
+  const etags = config.enableETag
+
+  // Names the listing leaves out: its own header files, and whatever the
+  // forbidden stage would refuse (a config.json in the webroot, mods, …).
+  function hiddenIn (decodedDir) {
+    const base = decodedDir.charCodeAt(decodedDir.length - 1) === 47 /* / */ ? decodedDir : decodedDir + '/'
+    return function isHidden (name) {
+      if (NOT_LISTED.has(name)) return true
+      return guarded && findForbidden(forbidden, comparablePath(base + name)) !== null
+    }
+  }
+
+  function readOptional (file) {
+    return files.get(file).then(
+      (text) => text === null ? '' : text,
+      (err) => {
+        log.warn('cannot read ' + file + ' for a directory listing: ' + err.message)
+        return ''
+      })
+  }
+
+  async function readChrome (dir) {
+    const [dirhead, headHtml, dirfoot, footHtml, maindesc, siteHead, siteFoot] = await Promise.all([
+      readOptional(path.join(dir, '.dirhead')),
+      readOptional(path.join(dir, 'HEAD.html')),
+      readOptional(path.join(dir, '.dirfoot')),
+      readOptional(path.join(dir, 'FOOT.html')),
+      readOptional(path.join(dir, '.maindesc')),
+      site === null ? '' : readFirst(site, '.head', 'head.html'),
+      site === null ? '' : readFirst(site, '.foot', 'foot.html')
+    ])
+    const chrome = { head: dirhead || headHtml, foot: dirfoot || footHtml, maindesc, siteHead, siteFoot: '' }
+    // The site's frame is used only when there is a site head to open it.
+    if (siteHead !== '') chrome.siteFoot = siteFoot
+    return chrome
+  }
+
+  async function readFirst (dir, first, second) {
+    const text = await readOptional(path.join(dir, first))
+    return text !== '' ? text : readOptional(path.join(dir, second))
+  }
+
+  async function build (ctx, dirMtimeMs) {
+    const dir = ctx.fsPath
+    const [chrome, entries] = await Promise.all([readChrome(dir), readEntries(dir, hiddenIn(ctx.decodedPath))])
+    const { html, csp, custom } = await renderListing({
+      path: decodePath(ctx.origHref) || ctx.origHref,
+      atRoot: isRoot(ctx.origHref),
+      hrefPrefix: lastSegmentPrefix(ctx.origHref),
+      entries: sortEntries(entries),
+      server: shared.serverString,
+      chrome
+    })
+    const now = Date.now()
+    const body = Buffer.from(html)
+    const etag = etags ? pageTag(body) : null
+    return { body, etag, csp, custom, chrome, dirMtimeMs, builtAt: now, checkedAt: now }
+  }
+
+  async function isFresh (page, ctx, dirMtimeMs) {
+    const now = Date.now()
+    if (page.dirMtimeMs !== dirMtimeMs || now - page.builtAt >= MAX_AGE_MS) return false
+    if (now - page.checkedAt < RECHECK_MS) return true
+    if (!sameChrome(page.chrome, await readChrome(ctx.fsPath))) return false
+    page.checkedAt = now
+    return true
+  }
+
+  /**
+   * @returns {Promise<{body: Buffer, csp: string}>} concurrent requests for
+   *   one directory share a single build
+   */
+  async function pageFor (ctx, stat) {
+    const key = ctx.fsPath + '\n' + ctx.origHref
+    const cached = pages.get(key)
+    if (cached !== undefined) {
+      const page = await cached.promise
+      if (await isFresh(page, ctx, stat.mtimeMs)) return page
+      if (pages.get(key) !== cached) return pageFor(ctx, stat)
+    }
+    const entry = { promise: build(ctx, stat.mtimeMs), body: EMPTY }
+    pages.set(key, entry)
+    try {
+      const page = await entry.promise
+      entry.body = page.body
+      // Re-inserted so that the byte budget counts the finished page.
+      if (pages.get(key) === entry) pages.set(key, entry)
+      return page
+    } catch (err) {
+      if (pages.get(key) === entry) pages.remove(key)
+      throw err
+    }
+  }
+
+  return async function listDirectory (req, res, ctx) {
+    if (ctx.fsPath === null || (req.method !== 'GET' && req.method !== 'HEAD')) return false
+    const stat = await statOnce(ctx)
+    if (stat === null || !stat.isDirectory()) return false
+    if (!enabledFor(ctx)) {
+      respond.sendError(req, res, 403, DISABLED)
+      return true
+    }
+    let page
+    try {
+      page = await pageFor(ctx, stat)
+    } catch (err) {
+      const status = statusForFsError(err)
+      if (status >= 500) log.error(req.method + ' ' + req.url + ' listing failed:', err)
+      respond.sendError(req, res, status, { error: status >= 500 ? err : undefined })
+      return true
+    }
+    const status = page.etag === null ? 0 : checkPreconditions(req.headers, page.etag, NaN)
+    if (status === 412) {
+      respond.sendError(req, res, 412)
+    } else {
+      writeListing(req, res, page, status === 304)
+    }
+    return true
+  }
+}
+
+// A rebuilt page with the same bytes keeps its tag, so a browser's copy
+// stays valid across the cache's periodic rebuilds.
+function pageTag (body) {
+  return '"' + crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27) + '"'
+}
+
+const EMPTY = Buffer.alloc(0)
+
+/**
+ * @param {object} config
+ * @returns {(ctx) => boolean} whether listings are on for the request's host
+ */
+function compileListingSwitch (config) {
+  const fallback = config.enableDirectoryListing
+  const rules = config.enableDirectoryListingVHost.map((entry) => ({
+    host: compileHostMatcher(entry.host),
+    ip: compileLocalIpMatcher(entry.ip),
+    enabled: entry.enabled
+  }))
+  if (rules.length === 0) return () => fallback
+  return function listingEnabled (ctx) {
+    for (const rule of rules) {
+      if (rule.host !== null && !rule.host(ctx.hostname)) continue
+      if (rule.ip !== null && !rule.ip(ctx.localAddress)) continue
+      return rule.enabled
+    }
+    return fallback
+  }
+}
+
+function sameChrome (a, b) {
+  return a.head === b.head && a.foot === b.foot && a.maindesc === b.maindesc &&
+    a.siteHead === b.siteHead && a.siteFoot === b.siteFoot
+}
+
+function isRoot (urlPath) {
+  for (let i = 0; i < urlPath.length; i++) if (urlPath.charCodeAt(i) !== 47 /* / */) return false
+  return true
+}
+
+// With disableTrailingSlashRedirects a directory may be listed at a URL
+// without its `/`: relative links then resolve against the parent, so they
+// carry the directory's own name.
+function lastSegmentPrefix (urlPath) {
+  if (urlPath.charCodeAt(urlPath.length - 1) === 47 /* / */) return ''
+  return urlPath.slice(urlPath.lastIndexOf('/') + 1) + '/'
+}
+
+function writeListing (req, res, page, notModified) {
+  if (page.etag !== null) res.setHeader('ETag', page.etag)
+  if (notModified) {
+    res.statusCode = 304
+    res.end()
+    return
+  }
+  res.statusCode = 200
+  res.setHeader('Content-Type', 'text/html; charset=utf-8')
+  res.setHeader('Content-Length', page.body.length)
+  res.setHeader('X-Content-Type-Options', 'nosniff')
+  // An owner-customised page keeps a policy the site's customHeaders set.
+  if (!page.custom || !res.hasHeader('Content-Security-Policy')) {
+    res.setHeader('Content-Security-Policy', page.csp)
+  }
+  res.end(req.method === 'HEAD' ? undefined : page.body)
 }
 
 module.exports = { createListingStage }

@@ -2,7 +2,8 @@
 
 const fs = require('node:fs/promises')
 
-const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR'])
+// A directory where a file should be is a mistake to report, not an absence.
+const MISSING = new Set(['ENOENT', 'ENOTDIR'])
 
 /**
  * Small text files read on demand (error templates, listing headers): a file
@@ -10,7 +11,8 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR'])
  * time without a reload and without a read on every request.
  * @param {{ttl?: number, maxEntries?: number}} [options]
  * @returns {{get: (file: string) => Promise<string|null>}} null when the file does not exist;
- *   other read errors reject (and are not cached)
+ *   other read errors (EACCES, EISDIR) reject, and are remembered for `ttl`
+ *   ms too, so a broken file is not retried on every request
  */
 function createFileCache ({ ttl = 1000, maxEntries = 256 } = {}) {
   const entries = new Map()
@@ -29,13 +31,18 @@ function createFileCache ({ ttl = 1000, maxEntries = 256 } = {}) {
     const entry = entries.get(file)
     if (entry !== undefined && now - entry.time < ttl) return entry.value
     const value = load(file)
+    // Oldest read first out; a re-read file moves to the end.
+    entries.delete(file)
     if (entries.size >= maxEntries) entries.delete(entries.keys().next().value)
     entries.set(file, { time: now, value })
-    value.catch(() => entries.delete(file))
+    // Every caller handles the rejection; this keeps an unawaited one quiet.
+    value.catch(noop)
     return value
   }
 
   return { get }
 }
+
+function noop () {}
 
 module.exports = { createFileCache }

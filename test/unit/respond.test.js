@@ -1,0 +1,120 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const os = require('node:os')
+const { createResponder, reasonPhrase } = require('../../lib/respond')
+
+// Just enough of ServerResponse for the responder.
+class FakeResponse {
+  constructor () {
+    this.headers = new Map()
+    this.statusCode = 200
+    this.headersSent = false
+    this.destroyed = false
+    this.body = null
+  }
+
+  setHeader (name, value) { this.headers.set(name.toLowerCase(), value) }
+  getHeader (name) { return this.headers.get(name.toLowerCase()) }
+  hasHeader (name) { return this.headers.has(name.toLowerCase()) }
+  removeHeader (name) { this.headers.delete(name.toLowerCase()) }
+  destroy () { this.destroyed = true }
+  end (body) {
+    this.body = body === undefined ? '' : String(body)
+    this.headersSent = true
+  }
+}
+
+function responder (config = {}) {
+  const warnings = []
+  const options = {
+    config: {
+      wwwroot: os.tmpdir() + '/svr-respond-no-such-root-' + process.pid,
+      errorPages: [],
+      page404: '404.html',
+      serverAdministratorEmail: 'root@example.org',
+      stackHidden: true,
+      exposeModsInErrorPages: false,
+      ...config
+    }
+  }
+  const shared = { serverString: 'svr', log: { warn: (msg) => warnings.push(msg) } }
+  return { ...createResponder(options, shared), warnings }
+}
+
+function fakeRequest (url = '/x', method = 'GET') {
+  return { url, method, headers: { host: 'h.test' }, socket: { localAddress: '127.0.0.1' } }
+}
+
+describe('createResponder', () => {
+  it('should cut the connection when the headers are already out', async () => {
+    const res = new FakeResponse()
+    res.headersSent = true
+    await responder().sendError(fakeRequest(), res, 500)
+    assert.equal(res.destroyed, true)
+    assert.equal(res.body, null)
+  })
+
+  it('should drop the headers of the representation the page replaces, but keep the caller\'s', async () => {
+    const res = new FakeResponse()
+    for (const name of ['ETag', 'Last-Modified', 'Content-Encoding', 'Content-Range', 'Accept-Ranges']) res.setHeader(name, 'x')
+    await responder().sendError(fakeRequest(), res, 416, { headers: { 'Content-Range': 'bytes */10' } })
+    assert.equal(res.statusCode, 416)
+    assert.equal(res.getHeader('etag'), undefined)
+    assert.equal(res.getHeader('last-modified'), undefined)
+    assert.equal(res.getHeader('content-encoding'), undefined)
+    assert.equal(res.getHeader('accept-ranges'), undefined)
+    assert.equal(res.getHeader('content-range'), 'bytes */10')
+    assert.equal(res.getHeader('content-length'), Buffer.byteLength(res.body))
+  })
+
+  it('should show a stack only when stackHidden is off, escaped', async () => {
+    const err = new Error('bad <thing>')
+    const hidden = new FakeResponse()
+    await responder().sendError(fakeRequest(), hidden, 500, { error: err })
+    assert.ok(hidden.body.includes('[error stack hidden]'))
+    assert.ok(!hidden.body.includes('bad'))
+    const shown = new FakeResponse()
+    await responder({ stackHidden: false }).sendError(fakeRequest(), shown, 500, { error: err })
+    assert.ok(shown.body.includes('Error: bad &lt;thing&gt;<br/>'))
+    const none = new FakeResponse()
+    await responder({ stackHidden: false }).sendError(fakeRequest(), none, 500, { error: null })
+    assert.equal(none.statusCode, 500)
+  })
+
+  it('should use a description in place of the standard sentence, escaped', async () => {
+    const res = new FakeResponse()
+    await responder().sendError(fakeRequest(), res, 403, { description: 'Listing <off>.' })
+    assert.ok(res.body.includes('<p>Listing &lt;off&gt;.</p>'))
+    assert.ok(!res.body.includes('You are not allowed'))
+  })
+
+  it('should obfuscate the contact address', async () => {
+    const res = new FakeResponse()
+    await responder().sendError(fakeRequest(), res, 503)
+    assert.ok(res.body.includes('root[at]example[dot]org'))
+    assert.ok(!res.body.includes('root@example.org'))
+  })
+
+  it('should send no body for HEAD and 501 for an unknown code', async () => {
+    const res = new FakeResponse()
+    await responder().sendError(fakeRequest('/x', 'HEAD'), res, 299)
+    assert.equal(res.statusCode, 501)
+    assert.equal(res.body, '')
+    assert.ok(res.getHeader('content-length') > 0)
+  })
+
+  it('should redirect with an escaped link', () => {
+    const res = new FakeResponse()
+    responder().redirect(fakeRequest(), res, '/a?b="c"&d', 302)
+    assert.equal(res.statusCode, 302)
+    assert.equal(res.getHeader('location'), '/a?b="c"&d')
+    assert.ok(res.body.includes('href="/a?b=&quot;c&quot;&amp;d"'))
+  })
+
+  it('should know the non-standard reason phrases', () => {
+    assert.equal(reasonPhrase(599), 'Network Connect Timeout Error')
+    assert.equal(reasonPhrase(404), 'Not Found')
+  })
+})
