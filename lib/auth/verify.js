@@ -1,7 +1,7 @@
 'use strict'
 
 const crypto = require('node:crypto')
-const { algorithmOf, derive, randomSalt } = require('./hash')
+const hashes = require('./hash')
 const { SuccessCache } = require('./success-cache')
 
 // Among equally common algorithms the dummy takes the slowest, so that an
@@ -16,9 +16,10 @@ const KEY_BYTES = { scrypt: 64, pbkdf2: 64, sha256: 32 }
  * answer takes as long as for a real user and does not reveal which names
  * exist. Hashes are compared in constant time.
  * @param {object[]} users the config's `users`
+ * @param {{derive?: Function}} [deps] a stand-in key derivation (tests)
  * @returns {{has: (name: string) => boolean, verify: Function, dummy: object}}
  */
-function createVerifier (users) {
+function createVerifier (users, { derive = hashes.derive } = {}) {
   const table = new Map()
   // The first record of a name is the one that counts.
   for (const user of users) if (!table.has(user.name)) table.set(user.name, compileRecord(user))
@@ -46,15 +47,15 @@ function createVerifier (users) {
 }
 
 function compileRecord (user) {
-  return { name: user.name, algorithm: algorithmOf(user), salt: user.salt, hash: Buffer.from(user.pass, 'hex') }
+  return { name: user.name, algorithm: hashes.algorithmOf(user), salt: user.salt, hash: Buffer.from(user.pass, 'hex') }
 }
 
 function createDummy (users) {
   const counts = { scrypt: 0, pbkdf2: 0, sha256: 0 }
-  for (const user of users) counts[algorithmOf(user)]++
+  for (const user of users) counts[hashes.algorithmOf(user)]++
   let algorithm = SLOWEST_FIRST[0]
   for (const candidate of SLOWEST_FIRST) if (counts[candidate] > counts[algorithm]) algorithm = candidate
-  return { name: null, algorithm, salt: randomSalt(), hash: crypto.randomBytes(KEY_BYTES[algorithm]) }
+  return { name: null, algorithm, salt: hashes.randomSalt(), hash: crypto.randomBytes(KEY_BYTES[algorithm]) }
 }
 
 // A record whose hex has the wrong length never matches; timingSafeEqual
