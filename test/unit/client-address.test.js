@@ -2,7 +2,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { resolveClientAddress, compileForwarding, clientOf, warnForwardingConfig } = require('../../lib/access/client-address')
+const { compileForwarding, clientOf, warnForwardingConfig } = require('../../lib/access/client-address')
 const { createContext } = require('../../lib/context')
 
 function fakeRequest (peer, xff) {
