@@ -18,19 +18,19 @@ let local = null
 /**
  * The failed-login throttle as a worker sees it: in a cluster worker,
  * queries to the primary, which keeps one LoginThrottle for all workers
- * (`auth-check` / `auth-fail` answered by `auth-verdict`, `auth-success`
+ * (`auth-check` / `auth-attempt` answered by `auth-verdict`, `auth-success`
  * without answer); in a single process, a LoginThrottle of its own.
  * @param {{warn: Function}} log
  * @returns {{check: (address: string, user: string|null) => Promise<number>,
- *   fail: (address: string, user: string) => Promise<number>,
- *   succeed: (address: string, user: string) => void}} check and fail resolve
- *   to the seconds the key is locked for (0: not locked)
+ *   attempt: (address: string, user: string) => Promise<number>,
+ *   succeed: (address: string, user: string) => void}} check and attempt
+ *   resolve to the seconds the key is locked for (0: go ahead)
  */
 function createThrottleClient (log) {
   if (!cluster.isWorker) return localClient(log)
   return {
     check: (address, user) => query('auth-check', address, user),
-    fail: (address, user) => query('auth-fail', address, user),
+    attempt: (address, user) => query('auth-attempt', address, user),
     succeed (address, user) {
       if (process.connected) process.send(message('auth-success', { address, user }))
     }
@@ -42,7 +42,7 @@ function localClient (log) {
   const throttle = local
   return {
     check: (address, user) => Promise.resolve(throttle.check(address, user)),
-    fail: (address, user) => Promise.resolve(throttle.fail(address, user)),
+    attempt: (address, user) => Promise.resolve(throttle.attempt(address, user)),
     succeed: (address, user) => throttle.succeed(address, user)
   }
 }
@@ -87,8 +87,8 @@ function createThrottleHandlers (log, options = {}) {
     'auth-check' (msg, worker) {
       if (isQuery(msg, true)) reply(worker, msg.id, throttle.check(msg.address, msg.user))
     },
-    'auth-fail' (msg, worker) {
-      if (isQuery(msg, false)) reply(worker, msg.id, throttle.fail(msg.address, msg.user))
+    'auth-attempt' (msg, worker) {
+      if (isQuery(msg, false)) reply(worker, msg.id, throttle.attempt(msg.address, msg.user))
     },
     'auth-success' (msg) {
       if (typeof msg.address === 'string' && typeof msg.user === 'string') throttle.succeed(msg.address, msg.user)

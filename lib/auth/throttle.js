@@ -4,15 +4,16 @@ const crypto = require('node:crypto')
 const net = require('node:net')
 
 const DEFAULTS = Object.freeze({
-  // Failures from one address, over every user name, before it is locked:
-  // the guard against trying many accounts (SVR.JS: 10 per IP).
+  // Failed logins from one address, over every user name, before it is
+  // locked: the guard against trying many accounts (SVR.JS: 10 per IP).
   addressLimit: 10,
-  // Failures for one user name from one address: the guard against guessing
-  // one account, tighter because a person mistyping retries only a few times.
+  // Failed logins for one user name from one address: the guard against
+  // guessing one account, tighter because a person mistyping retries only
+  // a few times.
   userLimit: 5,
   lockMs: 5 * 60 * 1000,
   maxLockMs: 60 * 60 * 1000,
-  // A counter without a failure (or a lock) for this long starts over.
+  // A counter without an attempt (or a lock) for this long starts over.
   forgetMs: 15 * 60 * 1000,
   // Per table: the throttle never holds more than this many keys.
   maxKeys: 10000
@@ -24,16 +25,17 @@ const LEADING_ZEROS = /^0+(?=.)/
 
 /**
  * The failed-login throttle (§2.6, §8 S6), kept by the cluster primary for
- * every worker (or in-process with --single-threaded). Failures are counted
- * per client address and per (address, user name): a guessing flood locks
- * the address, or that name from that address, while the same user logging
- * in from anywhere else is not affected. A lock lasts `lockMs`, doubling
- * with each further lock of the same key up to `maxLockMs`; after a lock
- * half the limit of new failures locks again, as in SVR.JS. A success
- * clears the (address, user) counter, not the address one, so logging in
- * to one's own account does not buy more guesses at others. IPv6 clients
- * are counted per /64, the block one subscriber usually gets. Both tables
- * are bounded LRU maps whose entries expire.
+ * every worker (or in-process with --single-threaded). Login attempts are
+ * counted per client address and per (address, user name): a guessing
+ * flood locks the address, or that name from that address, while the same
+ * user logging in from anywhere else is not affected. A lock lasts
+ * `lockMs`, doubling with each further lock of the same key up to
+ * `maxLockMs`; after a lock, half the limit of new attempts locks again, as
+ * in SVR.JS. A success clears the (address, user) counter but only gives
+ * its own attempt back to the address, so logging in to one's own account
+ * does not buy more guesses at others. IPv6 clients are counted per /64,
+ * the block one subscriber usually gets. Both tables are bounded LRU maps
+ * whose entries expire.
  */
 class LoginThrottle {
   /**
@@ -64,43 +66,62 @@ class LoginThrottle {
   }
 
   /**
-   * Count a failed login.
+   * Count a login attempt before its password is checked, so that a burst
+   * of parallel guesses cannot all pass before the first failure is on
+   * record. The attempt that goes over a limit starts the lock and is
+   * refused itself.
    * @param {string} address
-   * @param {string} user
-   * @returns {number} seconds of lock this failure caused, or 0
+   * @param {string} user the name tried
+   * @returns {number} seconds until the lock ends, 0 when the attempt may go ahead
    */
-  fail (address, user) {
+  attempt (address, user) {
     const now = this.now()
     const network = networkOf(address)
-    const { addressLimit, userLimit } = this.settings
-    const byAddress = this.count(this.addresses, network, addressLimit, now)
-    const byUser = this.count(this.pairs, pairKey(network, user), userLimit, now)
-    if (byAddress !== 0) this.reportLock(network, byAddress)
-    if (byUser !== 0) this.reportLock('user ' + JSON.stringify(user) + ' from ' + network, byUser)
-    return toSeconds(Math.max(byAddress, byUser))
+    const pair = pairKey(network, user)
+    const wait = Math.max(this.addresses.lockedFor(network, now), this.pairs.lockedFor(pair, now))
+    if (wait !== 0) return toSeconds(wait)
+    const byAddress = this.count(this.addresses, network, this.settings.addressLimit, now)
+    if (byAddress !== 0) {
+      this.reportLock(network, byAddress)
+      return toSeconds(byAddress)
+    }
+    const byUser = this.count(this.pairs, pair, this.settings.userLimit, now)
+    if (byUser !== 0) {
+      // Refused: it does not count against the address either.
+      this.refund(network, now)
+      this.reportLock('user ' + JSON.stringify(user) + ' from ' + network, byUser)
+    }
+    return toSeconds(byUser)
   }
 
   /**
-   * A successful login clears its (address, user) counter.
+   * A successful login clears its (address, user) counter and gives its
+   * attempt back to the address.
    * @param {string} address
    * @param {string} user
    */
   succeed (address, user) {
-    this.pairs.delete(pairKey(networkOf(address), user))
+    const network = networkOf(address)
+    this.pairs.delete(pairKey(network, user))
+    this.refund(network, this.now())
+  }
+
+  refund (network, now) {
+    const entry = this.addresses.get(network, now)
+    if (entry !== undefined && entry.attempts > 0) entry.attempts--
   }
 
   count (table, key, limit, now) {
     const { lockMs, maxLockMs, forgetMs } = this.settings
     let entry = table.get(key, now)
-    if (entry === undefined) entry = { failures: 0, locks: 0, lockedUntil: 0, expires: 0 }
-    if (entry.lockedUntil > now) return 0
-    entry.failures++
+    if (entry === undefined) entry = { attempts: 0, locks: 0, lockedUntil: 0, expires: 0 }
+    entry.attempts++
     let locked = 0
-    if (entry.failures >= limit) {
+    if (entry.attempts > limit) {
       locked = Math.min(lockMs * 2 ** entry.locks, maxLockMs)
       entry.locks++
       entry.lockedUntil = now + locked
-      entry.failures = Math.floor(limit / 2)
+      entry.attempts = Math.floor(limit / 2)
     }
     entry.expires = Math.max(entry.lockedUntil, now) + forgetMs
     table.set(key, entry, now)

@@ -34,21 +34,23 @@ function createAuthStage (options, shared) {
 
 async function checkCredentials (guard, rule, req, res, ctx) {
   const credentials = parseBasicCredentials(req.headers.authorization)
-  const address = ctx.clientAddress
   if (rule.throttled) {
-    const wait = await guard.throttle.check(address, credentials === null ? null : credentials.name)
+    const wait = await admit(guard.throttle, ctx.clientAddress, credentials)
     if (wait !== 0) return tooManyFailures(guard, req, res, wait)
   }
   if (credentials === null) return challenge(guard, rule, req, res)
   const user = await guard.verifier.verify(credentials.name, credentials.password, rule.userList)
-  if (user === null) {
-    // The failure is on record before the client can send its next guess.
-    if (rule.throttled) await guard.throttle.fail(address, credentials.name)
-    return challenge(guard, rule, req, res)
-  }
-  if (rule.throttled) guard.throttle.succeed(address, user)
+  if (user === null) return challenge(guard, rule, req, res)
+  if (rule.throttled) guard.throttle.succeed(ctx.clientAddress, user)
   ctx.authUser = user
   return false
+}
+
+// A login attempt is counted before its password is checked and given back
+// on success (lib/auth/throttle.js); a request without credentials only
+// learns whether its client is locked.
+function admit (throttle, address, credentials) {
+  return credentials === null ? throttle.check(address, null) : throttle.attempt(address, credentials.name)
 }
 
 function challenge (guard, rule, req, res) {

@@ -169,6 +169,12 @@ describe('failed-login throttle across workers', () => {
     assert.equal((await from('203.0.113.10', basic('carol', 'cärol pw'))).status, 200)
   })
 
+  it('should let no more than the limit of a parallel burst of guesses through', async () => {
+    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => from('203.0.113.77', basic('dave', 'guess' + i))))
+    const statuses = burst.map((res) => res.status).sort()
+    assert.deepEqual(statuses, [...Array(5).fill(401), ...Array(15).fill(429)])
+  })
+
   it('should clear the user counter on a successful login', async () => {
     for (let i = 0; i < 4; i++) assert.equal((await from('192.0.2.44', basic('bob', 'no'))).status, 401)
     assert.equal((await from('192.0.2.44', basic('bob', 'bob-pw'))).status, 200)

@@ -10,52 +10,56 @@ function clock () {
   return c
 }
 
-function failTimes (throttle, n, address, user) {
+// Attempts one after the other; the longest lock any of them was told of.
+function attempts (throttle, n, address, user) {
   let locked = 0
-  for (let i = 0; i < n; i++) locked = Math.max(locked, throttle.fail(address, typeof user === 'function' ? user(i) : user))
+  for (let i = 0; i < n; i++) locked = Math.max(locked, throttle.attempt(address, typeof user === 'function' ? user(i) : user))
   return locked
 }
 
 describe('LoginThrottle', () => {
-  it('should lock a user from one address after userLimit failures, not elsewhere', () => {
+  it('should lock a user from one address after userLimit attempts, not elsewhere', () => {
     const c = clock()
     const locks = []
     const throttle = new LoginThrottle({ now: c.fn, onLock: (what, s) => locks.push([what, s]) })
-    assert.equal(failTimes(throttle, DEFAULTS.userLimit - 1, '203.0.113.5', 'alice'), 0)
+    assert.equal(attempts(throttle, DEFAULTS.userLimit, '203.0.113.5', 'alice'), 0)
     assert.equal(throttle.check('203.0.113.5', 'alice'), 0)
-    assert.equal(throttle.fail('203.0.113.5', 'alice'), 300)
+    assert.equal(throttle.attempt('203.0.113.5', 'alice'), 300)
     assert.equal(throttle.check('203.0.113.5', 'alice'), 300)
     assert.equal(throttle.check('198.51.100.7', 'alice'), 0)
+    assert.equal(throttle.attempt('198.51.100.7', 'alice'), 0)
     assert.equal(throttle.check('203.0.113.5', 'bob'), 0)
     assert.equal(throttle.check('203.0.113.5', null), 0)
     assert.deepEqual(locks, [['user "alice" from 203.0.113.5', 300]])
     c.now += 120 * 1000
     assert.equal(throttle.check('203.0.113.5', 'alice'), 180)
+    assert.equal(throttle.attempt('203.0.113.5', 'alice'), 180)
   })
 
   it('should lock an address that tries many names', () => {
     const c = clock()
     const throttle = new LoginThrottle({ now: c.fn })
-    assert.equal(failTimes(throttle, DEFAULTS.addressLimit - 1, '203.0.113.9', (i) => 'user' + i), 0)
-    assert.equal(throttle.fail('203.0.113.9', 'someone'), 300)
+    assert.equal(attempts(throttle, DEFAULTS.addressLimit, '203.0.113.9', (i) => 'user' + i), 0)
+    assert.equal(throttle.attempt('203.0.113.9', 'someone'), 300)
     assert.equal(throttle.check('203.0.113.9', null), 300)
     assert.equal(throttle.check('203.0.113.9', 'never-tried'), 300)
     assert.equal(throttle.check('203.0.113.10', 'user1'), 0)
   })
 
-  it('should not count failures while locked, and double the next lock', () => {
+  it('should not count attempts while locked, and double the next lock', () => {
     const c = clock()
     const throttle = new LoginThrottle({ now: c.fn, userLimit: 4, addressLimit: 100 })
-    assert.equal(failTimes(throttle, 4, '192.0.2.1', 'alice'), 300)
-    assert.equal(throttle.fail('192.0.2.1', 'alice'), 0)
+    assert.equal(attempts(throttle, 4, '192.0.2.1', 'alice'), 0)
+    assert.equal(throttle.attempt('192.0.2.1', 'alice'), 300)
+    assert.equal(attempts(throttle, 50, '192.0.2.1', 'alice'), 300)
     c.now += 300 * 1000
     assert.equal(throttle.check('192.0.2.1', 'alice'), 0)
     // Half the limit relocks, for twice as long.
-    assert.equal(throttle.fail('192.0.2.1', 'alice'), 0)
-    assert.equal(throttle.fail('192.0.2.1', 'alice'), 600)
+    assert.equal(attempts(throttle, 2, '192.0.2.1', 'alice'), 0)
+    assert.equal(throttle.attempt('192.0.2.1', 'alice'), 600)
     c.now += 600 * 1000
-    failTimes(throttle, 1, '192.0.2.1', 'alice')
-    assert.equal(throttle.fail('192.0.2.1', 'alice'), 1200)
+    assert.equal(attempts(throttle, 2, '192.0.2.1', 'alice'), 0)
+    assert.equal(throttle.attempt('192.0.2.1', 'alice'), 1200)
   })
 
   it('should cap the lock at maxLockMs', () => {
@@ -63,57 +67,68 @@ describe('LoginThrottle', () => {
     const throttle = new LoginThrottle({ now: c.fn, userLimit: 2, addressLimit: 1000, lockMs: 1000, maxLockMs: 3000 })
     const seen = []
     for (let i = 0; i < 4; i++) {
-      seen.push(failTimes(throttle, 2, '192.0.2.1', 'a'))
+      seen.push(attempts(throttle, 3, '192.0.2.1', 'a'))
       c.now += 10000
     }
     assert.deepEqual(seen, [1, 2, 3, 3])
   })
 
-  it('should clear the user counter on success but keep the address counter', () => {
+  it('should clear the user counter on success and give back only its own attempt', () => {
     const c = clock()
     const throttle = new LoginThrottle({ now: c.fn })
-    failTimes(throttle, DEFAULTS.userLimit - 1, '192.0.2.7', 'alice')
+    attempts(throttle, DEFAULTS.userLimit - 1, '192.0.2.7', 'alice')
+    assert.equal(throttle.attempt('192.0.2.7', 'alice'), 0)
     throttle.succeed('192.0.2.7', 'alice')
-    assert.equal(failTimes(throttle, DEFAULTS.userLimit - 1, '192.0.2.7', 'alice'), 0)
-    assert.equal(throttle.check('192.0.2.7', 'alice'), 0)
-    // 8 failures so far from this address: two more lock it.
-    assert.equal(failTimes(throttle, 2, '192.0.2.7', 'bob'), 300)
+    assert.equal(attempts(throttle, DEFAULTS.userLimit, '192.0.2.7', 'alice'), 0)
+    // 4 failed attempts before the success and 5 after: one more is allowed.
+    assert.equal(throttle.attempt('192.0.2.7', 'bob'), 0)
+    assert.equal(throttle.attempt('192.0.2.7', 'bob'), 300)
   })
 
-  it('should forget failures after a quiet forgetMs', () => {
+  it('should not count an attempt refused by a user lock against the address', () => {
+    const c = clock()
+    const throttle = new LoginThrottle({ now: c.fn, userLimit: 2, addressLimit: 4 })
+    assert.equal(attempts(throttle, 2, '192.0.2.3', 'a'), 0)
+    assert.equal(throttle.attempt('192.0.2.3', 'a'), 300)
+    assert.equal(throttle.attempt('192.0.2.3', 'a'), 300)
+    assert.equal(attempts(throttle, 2, '192.0.2.3', 'b'), 0)
+    assert.equal(throttle.attempt('192.0.2.3', 'c'), 300)
+  })
+
+  it('should forget attempts after a quiet forgetMs', () => {
     const c = clock()
     const throttle = new LoginThrottle({ now: c.fn })
-    failTimes(throttle, DEFAULTS.userLimit - 1, '192.0.2.8', 'alice')
+    attempts(throttle, DEFAULTS.userLimit, '192.0.2.8', 'alice')
     c.now += DEFAULTS.forgetMs
-    assert.equal(throttle.fail('192.0.2.8', 'alice'), 0)
+    assert.equal(throttle.attempt('192.0.2.8', 'alice'), 0)
     assert.equal(throttle.size, 2)
   })
 
-  it('should hold no more than maxKeys per table however many clients fail', () => {
+  it('should hold no more than maxKeys per table however many clients try', () => {
     const c = clock()
     const throttle = new LoginThrottle({ now: c.fn })
-    for (let i = 0; i < 25000; i++) throttle.fail('10.' + (i >> 16) + '.' + ((i >> 8) & 255) + '.' + (i & 255), 'u' + i)
+    for (let i = 0; i < 25000; i++) throttle.attempt('10.' + (i >> 16) + '.' + ((i >> 8) & 255) + '.' + (i & 255), 'u' + i)
     assert.equal(throttle.addresses.size, DEFAULTS.maxKeys)
     assert.equal(throttle.pairs.size, DEFAULTS.maxKeys)
     // The most recent keys are the ones kept.
-    failTimes(throttle, DEFAULTS.userLimit - 1, '10.0.97.167', 'u24999')
-    assert.equal(throttle.check('10.0.97.167', 'u24999'), 300)
+    attempts(throttle, DEFAULTS.userLimit - 1, '10.0.97.167', 'u24999')
+    assert.equal(throttle.attempt('10.0.97.167', 'u24999'), 300)
   })
 
   it('should drop expired keys before evicting live ones', () => {
     const c = clock()
     const throttle = new LoginThrottle({ now: c.fn, maxKeys: 3 })
-    throttle.fail('192.0.2.1', 'a')
-    throttle.fail('192.0.2.2', 'a')
+    throttle.attempt('192.0.2.1', 'a')
+    throttle.attempt('192.0.2.2', 'a')
     c.now += DEFAULTS.forgetMs
-    throttle.fail('192.0.2.3', 'a')
+    throttle.attempt('192.0.2.3', 'a')
     assert.equal(throttle.addresses.size, 1)
   })
 
   it('should key long names by a hash of bounded size', () => {
     const throttle = new LoginThrottle()
     const long = 'x'.repeat(10000)
-    failTimes(throttle, DEFAULTS.userLimit, '192.0.2.9', long)
+    assert.equal(attempts(throttle, DEFAULTS.userLimit + 1, '192.0.2.9', long), 300)
     assert.ok(throttle.check('192.0.2.9', long) > 0)
     assert.equal(throttle.check('192.0.2.9', long + 'y'), 0)
     for (const key of throttle.pairs.entries.keys()) assert.ok(key.length < 200)
@@ -121,7 +136,7 @@ describe('LoginThrottle', () => {
 
   it('should count IPv6 clients per /64', () => {
     const throttle = new LoginThrottle()
-    failTimes(throttle, DEFAULTS.userLimit, '2001:db8:1:2::1', 'alice')
+    attempts(throttle, DEFAULTS.userLimit + 1, '2001:db8:1:2::1', 'alice')
     assert.equal(throttle.check('2001:db8:1:2:ffff:eeee:dddd:cccc', 'alice'), 300)
     assert.equal(throttle.check('2001:db8:1:3::1', 'alice'), 0)
   })
