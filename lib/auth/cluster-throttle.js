@@ -23,7 +23,7 @@ let local = null
  * @param {{warn: Function}} log
  * @returns {{check: (address: string, user: string|null) => Promise<number>,
  *   attempt: (address: string, user: string) => Promise<number>,
- *   succeed: (address: string, user: string) => void}} check and attempt
+ *   succeed: (address: string, user: string, counted: boolean) => void}} check and attempt
  *   resolve to the seconds the key is locked for (0: go ahead)
  */
 function createThrottleClient (log) {
@@ -31,8 +31,8 @@ function createThrottleClient (log) {
   return {
     check: (address, user) => query('auth-check', address, user),
     attempt: (address, user) => query('auth-attempt', address, user),
-    succeed (address, user) {
-      if (process.connected) process.send(message('auth-success', { address, user }))
+    succeed (address, user, counted) {
+      if (process.connected) process.send(message('auth-success', { address, user, counted }))
     }
   }
 }
@@ -43,7 +43,7 @@ function localClient (log) {
   return {
     check: (address, user) => Promise.resolve(throttle.check(address, user)),
     attempt: (address, user) => Promise.resolve(throttle.attempt(address, user)),
-    succeed: (address, user) => throttle.succeed(address, user)
+    succeed: (address, user, counted) => throttle.succeed(address, user, counted)
   }
 }
 
@@ -91,7 +91,7 @@ function createThrottleHandlers (log, options = {}) {
       if (isQuery(msg, false)) reply(worker, msg.id, throttle.attempt(msg.address, msg.user))
     },
     'auth-success' (msg) {
-      if (typeof msg.address === 'string' && typeof msg.user === 'string') throttle.succeed(msg.address, msg.user)
+      if (typeof msg.address === 'string' && typeof msg.user === 'string') throttle.succeed(msg.address, msg.user, msg.counted === true)
     }
   }
 }

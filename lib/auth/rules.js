@@ -22,8 +22,9 @@ function compileAuthRules (entries) {
   return entries.filter((entry) => entry.scode === 401).map(compileAuthRule)
 }
 
-function compileAuthRule (entry) {
+function compileAuthRule (entry, id) {
   return {
+    id,
     regex: entry.regex === undefined ? null : parseRegexString(entry.regex),
     url: entry.url === undefined ? null : collapseSlashes(entry.url),
     host: compileHostMatcher(entry.host),

@@ -96,14 +96,15 @@ class LoginThrottle {
 
   /**
    * A successful login clears its (address, user) counter and gives its
-   * attempt back to the address.
+   * attempt, if it was counted, back to the address.
    * @param {string} address
    * @param {string} user
+   * @param {boolean} [counted] whether attempt() counted this login
    */
-  succeed (address, user) {
+  succeed (address, user, counted = true) {
     const network = networkOf(address)
     this.pairs.delete(pairKey(network, user))
-    this.refund(network, this.now())
+    if (counted) this.refund(network, this.now())
   }
 
   refund (network, now) {

@@ -175,6 +175,11 @@ describe('failed-login throttle across workers', () => {
     assert.deepEqual(statuses, [...Array(5).fill(401), ...Array(15).fill(429)])
   })
 
+  it('should let the parallel requests of a browser with the right password through', async () => {
+    const burst = await Promise.all(Array.from({ length: 20 }, () => from('203.0.113.88', basic('bob', 'bob-pw'))))
+    assert.deepEqual(burst.map((res) => res.status), Array(20).fill(200))
+  })
+
   it('should clear the user counter on a successful login', async () => {
     for (let i = 0; i < 4; i++) assert.equal((await from('192.0.2.44', basic('bob', 'no'))).status, 401)
     assert.equal((await from('192.0.2.44', basic('bob', 'bob-pw'))).status, 200)

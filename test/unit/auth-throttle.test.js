@@ -85,6 +85,15 @@ describe('LoginThrottle', () => {
     assert.equal(throttle.attempt('192.0.2.7', 'bob'), 300)
   })
 
+  it('should clear the user counter without a refund for a login it did not count', () => {
+    const c = clock()
+    const throttle = new LoginThrottle({ now: c.fn, addressLimit: 6 })
+    attempts(throttle, 4, '192.0.2.5', 'alice')
+    throttle.succeed('192.0.2.5', 'alice', false)
+    assert.equal(attempts(throttle, 2, '192.0.2.5', 'alice'), 0)
+    assert.equal(throttle.attempt('192.0.2.5', 'alice'), 300)
+  })
+
   it('should not count an attempt refused by a user lock against the address', () => {
     const c = clock()
     const throttle = new LoginThrottle({ now: c.fn, userLimit: 2, addressLimit: 4 })

@@ -68,6 +68,35 @@ describe('createVerifier', () => {
     assert.equal(spy.mock.callCount(), 2)
   })
 
+  it('should run one derivation for concurrent checks of the same credentials', async () => {
+    let release
+    const gate = new Promise((resolve) => { release = resolve })
+    const spy = mock.fn(async (...args) => {
+      await gate
+      return derive(...args)
+    })
+    const verifier = createVerifier([sha256User('alice', 'right')], { derive: spy })
+    assert.equal(verifier.knows('alice', 'right', null), false)
+    const right = [verifier.verify('alice', 'right', null), verifier.verify('alice', 'right', null)]
+    const wrong = [verifier.verify('alice', 'wrong', null), verifier.verify('alice', 'wrong', null)]
+    assert.equal(verifier.knows('alice', 'right', null), true)
+    assert.equal(verifier.knows('alice', 'wrong', null), true)
+    release()
+    assert.deepEqual(await Promise.all(right), ['alice', 'alice'])
+    assert.deepEqual(await Promise.all(wrong), [null, null])
+    assert.equal(spy.mock.callCount(), 2)
+    assert.equal(verifier.knows('alice', 'right', null), true)
+    assert.equal(verifier.knows('alice', 'wrong', null), false)
+  })
+
+  it('should never know unknown names or names outside the userList', async () => {
+    const verifier = createVerifier([sha256User('alice', 'right')])
+    assert.equal(await verifier.verify('alice', 'right', null), 'alice')
+    assert.equal(verifier.knows('alice', 'right', null), true)
+    assert.equal(verifier.knows('alice', 'right', new Set(['bob'])), false)
+    assert.equal(verifier.knows('mallory', 'right', null), false)
+  })
+
   it('should use the first record of a duplicated name and never match a truncated hash', async () => {
     const first = sha256User('alice', 'one')
     const second = sha256User('alice', 'two')

@@ -28,7 +28,7 @@ describe('cluster throttle', () => {
     const handlers = createThrottleHandlers({ warn () {} }, { userLimit: 1 })
     const worker = fakeWorker()
     dispatch(handlers, message('auth-attempt', { id: 1, address: '192.0.2.1', user: 'alice' }), worker)
-    dispatch(handlers, message('auth-success', { address: '192.0.2.1', user: 'alice' }), worker)
+    dispatch(handlers, message('auth-success', { address: '192.0.2.1', user: 'alice', counted: true }), worker)
     dispatch(handlers, message('auth-attempt', { id: 2, address: '192.0.2.1', user: 'alice' }), worker)
     assert.equal(worker.sent[1].retryAfter, 0)
   })
