@@ -6,6 +6,9 @@ const { compileAddressList } = require('./address-list')
 const { normalizeAddress } = require('../util/vhost')
 
 const MAPPED_PREFIX = '::ffff:'
+// Some proxies write a hop with its port ("192.0.2.1:4711",
+// "[2001:db8::1]:4711") or bracket IPv6 without one.
+const HOP_WITH_PORT = /^(?:\[([^\]]+)\]|([^:]+))(?::\d{1,5})?$/
 
 // One resolver per loaded configuration: a reload brings a new frozen
 // config object, and the old resolver goes with it.
@@ -26,9 +29,26 @@ const resolvers = new WeakMap()
  */
 function compileForwarding (config) {
   if (!config.enableIPSpoofing) return null
+  const isTrusted = compileAddressList(config.trustedProxies)
+  if (isTrusted === null) return null
   // Also proxy-addr's trust callback: it gets each hop as written, and a hop
   // that is not an IP address is never trusted, which ends the walk there.
-  return compileAddressList(config.trustedProxies)
+  return function isTrustedHop (hop) {
+    const address = hopAddress(hop)
+    return address !== null && isTrusted(address)
+  }
+}
+
+/**
+ * @param {string} hop an X-Forwarded-For entry or the socket peer
+ * @returns {string|null} its IP address without port or brackets, or null
+ */
+function hopAddress (hop) {
+  if (net.isIP(hop) !== 0) return hop
+  const match = HOP_WITH_PORT.exec(hop)
+  if (match === null) return null
+  const address = match[1] === undefined ? match[2] : match[1]
+  return net.isIP(address) === 0 ? null : address
 }
 
 /**
@@ -71,13 +91,15 @@ function resolveClientAddress (ctx, req) {
 /**
  * @param {string[]} hops the peer, then the forwarded hops from right to
  *   left, up to and including the first untrusted one
- * @returns {string} the last hop that is an IP address: an entry that is
- *   not one (a typo, a port, "unknown") leaves the client at the trusted
- *   hop that passed it on rather than failing the request
+ * @returns {string} the address of the last hop that has one: an entry
+ *   that is not an address (a typo, "unknown", an obfuscated name) leaves
+ *   the client at the trusted hop that passed it on rather than failing
+ *   the request
  */
 function clientOf (hops) {
   for (let i = hops.length - 1; i > 0; i--) {
-    if (net.isIP(hops[i]) !== 0) return hops[i]
+    const address = hopAddress(hops[i])
+    if (address !== null) return address
   }
   return hops[0]
 }
@@ -100,4 +122,4 @@ function warnForwardingConfig (config, log) {
   return true
 }
 
-module.exports = { resolveClientAddress, compileForwarding, clientOf, warnForwardingConfig }
+module.exports = { resolveClientAddress, compileForwarding, clientOf, hopAddress, warnForwardingConfig }

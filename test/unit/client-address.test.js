@@ -2,7 +2,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { compileForwarding, clientOf, warnForwardingConfig } = require('../../lib/access/client-address')
+const { compileForwarding, clientOf, hopAddress, warnForwardingConfig } = require('../../lib/access/client-address')
 const { createContext } = require('../../lib/context')
 
 function fakeRequest (peer, xff) {
@@ -46,9 +46,20 @@ describe('client address', () => {
 
   it('should stay at the trusted hop when an entry is not an address', () => {
     assert.equal(contextFor({}, fakeRequest('127.0.0.1', 'garbage, 10.0.0.7')).clientAddress, '10.0.0.7')
-    assert.equal(contextFor({}, fakeRequest('127.0.0.1', '203.0.113.5:4711')).clientAddress, '127.0.0.1')
+    assert.equal(contextFor({}, fakeRequest('127.0.0.1', '203.0.113.5 4711')).clientAddress, '127.0.0.1')
     assert.equal(contextFor({}, fakeRequest('127.0.0.1', '')).clientAddress, '127.0.0.1')
     assert.deepEqual(clientOf(['127.0.0.1', 'unknown']), '127.0.0.1')
+  })
+
+  it('should read hops written with a port or in brackets', () => {
+    assert.equal(contextFor({}, fakeRequest('127.0.0.1', '203.0.113.5:4711')).clientAddress, '203.0.113.5')
+    assert.equal(contextFor({}, fakeRequest('127.0.0.1', '[2001:db8::7]:4711, 10.0.0.9:80')).clientAddress, '2001:db8::7')
+    assert.equal(hopAddress('[2001:db8::7]'), '2001:db8::7')
+    assert.equal(hopAddress('2001:db8::7'), '2001:db8::7')
+    assert.equal(hopAddress('198.51.100.1:'), null)
+    assert.equal(hopAddress('host.example:80'), null)
+    assert.equal(hopAddress('[garbage]:80'), null)
+    assert.equal(hopAddress('unknown'), null)
   })
 
   it('should keep a trusted peer as the client without the header', () => {
