@@ -31,9 +31,14 @@ function compileForwarding (config) {
   if (!config.enableIPSpoofing) return null
   const isTrusted = compileAddressList(config.trustedProxies)
   if (isTrusted === null) return null
+  // A Unix-socket peer has no address: "localhost" covers it, since the
+  // socket file's permissions already restrict it to local users (as for
+  // statusAllow). Header entries are never empty, so only the peer can be.
+  const trustsSocketFile = config.trustedProxies.includes('localhost')
   // Also proxy-addr's trust callback: it gets each hop as written, and a hop
   // that is not an IP address is never trusted, which ends the walk there.
   return function isTrustedHop (hop) {
+    if (hop === undefined || hop === '') return trustsSocketFile
     const address = hopAddress(hop)
     return address !== null && isTrusted(address)
   }
@@ -101,12 +106,12 @@ function clientOf (hops) {
     const address = hopAddress(hops[i])
     if (address !== null) return address
   }
-  return hops[0]
+  return hops[0] === undefined ? '' : hops[0]
 }
 
 // SVR.JS wrote an IPv4 client in the socket's own IPv6 form.
 function socketForm (client, peer) {
-  if (net.isIPv4(client) && peer.startsWith(MAPPED_PREFIX)) return MAPPED_PREFIX + client
+  if (net.isIPv4(client) && typeof peer === 'string' && peer.startsWith(MAPPED_PREFIX)) return MAPPED_PREFIX + client
   return client
 }
 

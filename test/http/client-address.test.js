@@ -100,6 +100,26 @@ describe('client address from an untrusted peer', () => {
   })
 })
 
+describe('client address behind a proxy on a Unix socket', () => {
+  const scope = createScope()
+  let socketPath
+
+  before(async () => {
+    const site = await makeSite(scope, {}, { 'index.html': 'index' })
+    socketPath = path.join(site.dir, 'svr.sock')
+    await site.writeConfig({ workers: 1, port: socketPath, enableIPSpoofing: true, trustedProxies: ['localhost'], blacklist: ['203.0.113.66'] })
+    await startSvr(scope, site.configFile)
+  })
+  after(() => scope.cleanup())
+
+  it('should believe the socket peer when "localhost" is trusted', async () => {
+    const blocked = await request(0, '/', { socketPath, headers: { 'x-forwarded-for': '203.0.113.66' } })
+    assert.equal(blocked.status, 403)
+    const other = await request(0, '/', { socketPath, headers: { 'x-forwarded-for': '203.0.113.67' } })
+    assert.equal(other.status, 200)
+  })
+})
+
 describe('enableIPSpoofing without trustedProxies', () => {
   const scope = createScope()
   let svr

@@ -62,6 +62,17 @@ describe('client address', () => {
     assert.equal(hopAddress('unknown'), null)
   })
 
+  it('should trust a Unix-socket peer only when trustedProxies has "localhost"', () => {
+    const local = contextFor({ trustedProxies: ['localhost'] }, fakeRequest(undefined, '203.0.113.5'))
+    assert.equal(local.clientAddress, '203.0.113.5')
+    assert.equal(local.fromTrustedProxy, true)
+    const bare = contextFor({ trustedProxies: ['localhost'] }, fakeRequest(undefined))
+    assert.equal(bare.clientAddress, '')
+    const other = contextFor({ trustedProxies: ['127.0.0.1'] }, fakeRequest(undefined, '203.0.113.5'))
+    assert.equal(other.clientAddress, '')
+    assert.equal(other.fromTrustedProxy, false)
+  })
+
   it('should keep a trusted peer as the client without the header', () => {
     const ctx = contextFor({}, fakeRequest('10.9.9.9'))
     assert.equal(ctx.clientAddress, '10.9.9.9')
