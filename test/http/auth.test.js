@@ -180,6 +180,14 @@ describe('failed-login throttle across workers', () => {
     assert.deepEqual(burst.map((res) => res.status), Array(20).fill(200))
   })
 
+  it('should keep locks across a reload, which replaces the workers', async () => {
+    const from0 = svr.output.length
+    svr.signal('SIGHUP')
+    await svr.waitFor(/reload applied/, 15000, from0)
+    assert.equal((await from('203.0.113.5', basic('alice', 'alice-pw'))).status, 429)
+    assert.equal((await from('198.51.100.7', basic('alice', 'alice-pw'))).status, 200)
+  })
+
   it('should clear the user counter on a successful login', async () => {
     for (let i = 0; i < 4; i++) assert.equal((await from('192.0.2.44', basic('bob', 'no'))).status, 401)
     assert.equal((await from('192.0.2.44', basic('bob', 'bob-pw'))).status, 200)
