@@ -3,6 +3,7 @@
 const fs = require('node:fs/promises')
 const path = require('node:path')
 const { normalizeAddress, requestHostname } = require('./util/vhost')
+const { resolveClientAddress } = require('./access/client-address')
 
 /**
  * Per-request state shared by the stages. Every field exists from the start
@@ -21,9 +22,10 @@ class RequestContext {
     this.pathname = query === -1 ? url : url.slice(0, query)
     this.search = query === -1 ? '' : url.slice(query)
     this.origHref = this.pathname
-    // The client as the access rules see it; trusted-proxy resolution will
-    // replace the socket peer here.
+    // The client as the access rules see it: the socket peer, or the
+    // forwarded client when the peer is a trusted proxy.
     this.clientAddress = normalizeAddress(req.socket.remoteAddress)
+    this.fromTrustedProxy = false
     this.localAddress = normalizeAddress(req.socket.localAddress)
     this.hostname = requestHostname(req)
     // Arrived over TLS (HTTPS or HTTP/2), not on the plain-HTTP server.
@@ -37,6 +39,7 @@ class RequestContext {
     this.isProxy = false
     // The Basic-auth user name once a 401 rule has accepted the request.
     this.authUser = null
+    if (this.config.enableIPSpoofing) resolveClientAddress(this, req)
   }
 }
 

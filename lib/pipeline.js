@@ -13,6 +13,7 @@ const { createHttpsRedirectStage } = require('./stages/https-redirect')
 const { createRewriteStage } = require('./stages/rewrite')
 const { createForbiddenStage } = require('./stages/forbidden')
 const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
+const { createAuthStage } = require('./stages/auth')
 const { createTrailingSlashStage } = require('./stages/trailing-slash')
 const { createHandlersStage, createProxyHandlersStage } = require('./stages/handlers')
 const { createMethodsStage } = require('./stages/methods')
@@ -41,8 +42,9 @@ const STAGES = [
   createRewriteStage,
   createForbiddenStage, // access rules judge the rewritten path
   createNonStandardCodesStage,
-  // Basic auth (401 entries) slots in here, before the trailing-slash
-  // redirect, so directory existence is not revealed to strangers.
+  // Basic auth (401 entries) before the trailing-slash redirect, so
+  // directory existence is not revealed to strangers.
+  createAuthStage,
   createTrailingSlashStage,
   // Mods and serverSideScript.js run after every access check and before
   // the built-in handlers, which they may shadow.
@@ -59,6 +61,7 @@ const STAGES = [
 const PROXY_STAGES = [
   createBlocklistStage,
   createHttpsRedirectStage,
+  createAuthStage,
   createProxyHandlersStage
 ]
 

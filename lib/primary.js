@@ -13,6 +13,8 @@ const { prepareMods } = require('./mods/prepare')
 const { checkScript } = require('./script/check')
 const { scriptPath } = require('./script/locate')
 const { StatsCollector } = require('./cluster-stats')
+const { createThrottleHandlers } = require('./auth/cluster-throttle')
+const { warnForwardingConfig } = require('./access/client-address')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -57,8 +59,11 @@ class Supervisor {
       listening: (msg, worker) => this.onListening(msg, worker),
       'boot-error': (msg, worker) => this.onBootError(msg, worker),
       'stats-query': (msg, worker) => this.onStatsQuery(msg, worker),
-      'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker)
+      'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker),
+      // The failed-login throttle shared by every worker.
+      ...createThrottleHandlers(log)
     }
+    warnForwardingConfig(options.config, log)
   }
 
   async start () {

@@ -11,6 +11,7 @@ const { svrError } = require('./errors')
 const { containRequestError } = require('./request-scope')
 const { prepareMods } = require('./mods/prepare')
 const { checkScript } = require('./script/check')
+const { warnForwardingConfig } = require('./access/client-address')
 
 /**
  * --single-threaded: one process serves everything. Without a primary to
@@ -23,6 +24,7 @@ const { checkScript } = require('./script/check')
  */
 async function runSingle (options, args, log, prepared) {
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
+  warnForwardingConfig(options.config, log)
   const { config } = options
   for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
     const spec = parseListenSpec(value)

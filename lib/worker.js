@@ -6,6 +6,7 @@ const { createServers, listenServers, shutDown } = require('./server')
 const { listenError } = require('./listen')
 const { containRequestError } = require('./request-scope')
 const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
+const { settleThrottleQuery } = require('./auth/cluster-throttle')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -19,7 +20,8 @@ function runWorker () {
     boot: (msg) => boot(msg.options, state, log),
     shutdown: (msg) => stop(state, msg.delay || 0),
     'stats-collect': answerStatsCollect,
-    'stats-reply': settleStatsQuery
+    'stats-reply': settleStatsQuery,
+    'auth-verdict': settleThrottleQuery
   }
   process.on('message', (msg) => dispatch(handlers, msg))
 
