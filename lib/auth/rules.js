@@ -1,20 +1,15 @@
 'use strict'
 
-const { parseRegexString } = require('../config/regex')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
+const { compileEntryMatch, entryMatches, collapseSlashes } = require('../access/entry-match')
 
 const DEFAULT_REALM = 'Restricted area'
-const SLASH_RUNS = /\/{2,}/g
 const QUOTED_SPECIALS = /["\\]/g
 // Control characters cannot go into a header value.
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/g // eslint-disable-line no-control-regex
 
 /**
  * Compile the 401 entries of `nonStandardCodes` once per worker. They match
- * requests exactly as the other entries do (§2.6): `host` and `ip` (the
- * local address) must fit, then the `regex` is tried on path + query and on
- * the slash-collapsed path, or the `url` must equal the slash-collapsed
- * path, percent-encoded or decoded.
+ * requests exactly as the other entries do (lib/access/entry-match.js).
  * @param {object[]} entries the config's `nonStandardCodes`
  * @returns {object[]} one rule per 401 entry, in order
  */
@@ -25,10 +20,7 @@ function compileAuthRules (entries) {
 function compileAuthRule (entry, id) {
   return {
     id,
-    regex: entry.regex === undefined ? null : parseRegexString(entry.regex),
-    url: entry.url === undefined ? null : collapseSlashes(entry.url),
-    host: compileHostMatcher(entry.host),
-    ip: compileLocalIpMatcher(entry.ip),
+    match: compileEntryMatch(entry),
     userList: entry.userList === undefined ? null : new Set(entry.userList),
     throttled: !entry.disableBruteProtection,
     challenge: Object.freeze({ 'WWW-Authenticate': challengeFor(entry.realm) })
@@ -57,24 +49,9 @@ function findAuthRule (rules, ctx) {
   const url = ctx.pathname + ctx.search
   const href = collapseSlashes(ctx.pathname)
   for (const rule of rules) {
-    if (rule.host !== null && !rule.host(ctx.hostname)) continue
-    if (rule.ip !== null && !rule.ip(ctx.localAddress)) continue
-    if (matchesPath(rule, url, href, ctx.decodedPath)) return rule
+    if (entryMatches(rule.match, ctx, url, href)) return rule
   }
   return null
-}
-
-function matchesPath (rule, url, href, decodedPath) {
-  if (rule.regex !== null) {
-    // String#search starts at 0 whatever lastIndex a g or y regex holds.
-    return url.search(rule.regex) !== -1 || href.search(rule.regex) !== -1
-  }
-  if (rule.url === href) return true
-  return decodedPath !== null && rule.url === collapseSlashes(decodedPath)
-}
-
-function collapseSlashes (p) {
-  return p.indexOf('//') === -1 ? p : p.replace(SLASH_RUNS, '/')
 }
 
 module.exports = { compileAuthRules, findAuthRule, challengeFor, DEFAULT_REALM }

@@ -1,13 +1,11 @@
 'use strict'
 
-const { parseRegexString } = require('../config/regex')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
+const { compileEntryMatch, entryMatches, collapseSlashes } = require('../access/entry-match')
 const { compileAddressList } = require('../access/address-list')
 
 const REDIRECTS = new Set([301, 302, 307, 308])
 // Codes whose entries a `users` list narrows to some clients (as in SVR.JS).
 const SCOPED = new Set([403, 451])
-const SLASH_RUNS = /\/{2,}/g
 const NOT_URL_SAFE = /[^\x21-\x7e]/gu
 const LEADING_SLASHES = /^[/\\]{2,}/
 const ABSOLUTE = /^(?:[a-z][a-z\d+.-]*:|[/\\]{2})/i
@@ -32,9 +30,7 @@ function createNonStandardCodesStage (options, shared) {
     const url = ctx.pathname + ctx.search
     const href = collapseSlashes(ctx.pathname)
     for (const rule of rules) {
-      if (rule.host !== null && !rule.host(ctx.hostname)) continue
-      if (rule.ip !== null && !rule.ip(ctx.localAddress)) continue
-      if (!matchesPath(rule, url, href, ctx)) continue
+      if (!entryMatches(rule.match, ctx, url, href)) continue
       if (rule.users !== null && !rule.users(ctx.clientAddress)) continue
       if (rule.redirect) respond.redirect(req, res, redirectTarget(rule, url, href, ctx), rule.scode)
       else respond.sendError(req, res, rule.scode)
@@ -48,12 +44,9 @@ function compileRule (entry) {
   return {
     scode: entry.scode,
     redirect: REDIRECTS.has(entry.scode),
-    regex: entry.regex === undefined ? null : parseRegexString(entry.regex),
-    url: entry.url === undefined ? null : collapseSlashes(entry.url),
+    match: compileEntryMatch(entry),
     location: entry.location === undefined ? '' : encodeLocation(entry.location),
     absolute: entry.location !== undefined && ABSOLUTE.test(entry.location),
-    host: compileHostMatcher(entry.host),
-    ip: compileLocalIpMatcher(entry.ip),
     users: SCOPED.has(entry.scode) ? compileUsers(entry.users) : null
   }
 }
@@ -68,28 +61,19 @@ function matchesNobody () {
   return false
 }
 
-function matchesPath (rule, url, href, ctx) {
-  if (rule.regex !== null) {
-    // String#search starts at 0 whatever lastIndex a g or y regex holds.
-    return url.search(rule.regex) !== -1 || href.search(rule.regex) !== -1
-  }
-  if (rule.url === href) return true
-  return ctx.decodedPath !== null && rule.url === collapseSlashes(ctx.decodedPath)
-}
-
 /**
  * With a regex, the location replaces the matched part of path + query
  * (`$1` refers to its groups), or of the path when path + query is left
  * unchanged; with a url, the request's query string is carried over.
  */
 function redirectTarget (rule, url, href, ctx) {
-  if (rule.regex !== null) {
+  if (rule.match.regex !== null) {
     // replace() starts a sticky regex at lastIndex.
-    rule.regex.lastIndex = 0
-    let replaced = url.replace(rule.regex, rule.location)
+    rule.match.regex.lastIndex = 0
+    let replaced = url.replace(rule.match.regex, rule.location)
     if (replaced === url) {
-      rule.regex.lastIndex = 0
-      replaced = href.replace(rule.regex, rule.location)
+      rule.match.regex.lastIndex = 0
+      replaced = href.replace(rule.match.regex, rule.location)
     }
     // "/$1" with a group that starts with "/" would make a protocol-relative
     // URL, sending the client to a host taken from the request path.
@@ -97,10 +81,6 @@ function redirectTarget (rule, url, href, ctx) {
   }
   if (ctx.search === '') return rule.location
   return rule.location.includes('?') ? rule.location + '&' + ctx.search.slice(1) : rule.location + ctx.search
-}
-
-function collapseSlashes (p) {
-  return p.indexOf('//') === -1 ? p : p.replace(SLASH_RUNS, '/')
 }
 
 // A Location header may carry only visible ASCII; a configured location
