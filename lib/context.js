@@ -3,6 +3,7 @@
 const fs = require('node:fs/promises')
 const path = require('node:path')
 const { normalizeAddress, requestHostname } = require('./util/vhost')
+const { attachContext } = require('./logging/access-log')
 
 /**
  * Per-request state shared by the stages. Every field exists from the start
@@ -35,6 +36,10 @@ class RequestContext {
     this.isProxy = false
     // The Basic-auth user name once a 401 rule has accepted the request.
     this.authUser = null
+    // Sent as X-Request-Id, written to the logs and shown on 5xx pages.
+    // Stays last: a trusted proxy's id is adopted only when the fields
+    // above have established that the peer is one.
+    this.requestId = attachContext(req, this)
   }
 }
 

@@ -12,6 +12,7 @@ const { prepareMods } = require('./mods/prepare')
 const { checkScript } = require('./script/check')
 const { scriptPath } = require('./script/locate')
 const { StatsCollector } = require('./cluster-stats')
+const { checkLogDirectory, configureLogs, reopenLogs } = require('./logging')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -239,6 +240,7 @@ class Supervisor {
     let prepared
     try {
       await checkScript(next)
+      await checkLogDirectory(next)
       prepared = await prepareMods(next)
     } catch (err) {
       this.log.error(err.message)
@@ -259,6 +261,7 @@ class Supervisor {
     setTimeout(this.prepared.remove, config.shutdownTimeout).unref()
     this.prepared = prepared
     this.options = options
+    await configureLogs(options, { accessLog: false }).catch((err) => this.log.error('cannot open the log files:', err.message))
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
     if (JSON.stringify(previousAddress) !== JSON.stringify(this.address)) this.announce()
     this.watchScript()
@@ -347,6 +350,19 @@ class Supervisor {
     }, timeout)
   }
 
+  // SIGUSR1, after logrotate has renamed the files: the primary's own
+  // error.log, and every worker's.
+  reopenLogs () {
+    reopenLogs().catch((err) => this.log.error('cannot reopen the log files:', err.message))
+    this.broadcast(message('reopen-logs'))
+  }
+
+  broadcast (msg) {
+    for (const worker of this.records.keys()) {
+      if (worker.isConnected()) worker.send(msg)
+    }
+  }
+
   force (why) {
     for (const worker of this.records.keys()) worker.process.kill('SIGKILL')
     this.log.error('stopped by force (' + why + ')')
@@ -396,6 +412,7 @@ async function runPrimary (options, args, log, prepared) {
   process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
   process.on('SIGINT', () => supervisor.stop('SIGINT'))
   process.on('SIGHUP', () => { supervisor.reload() })
+  process.on('SIGUSR1', () => supervisor.reopenLogs())
   await supervisor.start()
   return supervisor
 }

@@ -6,6 +6,7 @@ const { createPipeline } = require('./pipeline')
 const { parseListenSpec } = require('./listen')
 const { answerClientError } = require('./client-error')
 const { serverString } = require('./version')
+const { observeRequest } = require('./logging/access-log')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -48,11 +49,13 @@ function usePipeline (server, pipeline) {
   server.on('connect', pipeline.handleConnect)
   server.on('request', function onRequest (req, res) {
     if (server.svrDraining) res.shouldKeepAlive = false
+    observeRequest(req, res)
     pipeline.handleRequest(req, res)
   })
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {
+    observeRequest(req, res)
     pipeline.sendError(req, res, 417)
   })
 }

@@ -10,6 +10,7 @@ const { svrError } = require('./errors')
 const { containRequestError } = require('./request-scope')
 const { prepareMods } = require('./mods/prepare')
 const { checkScript } = require('./script/check')
+const { checkLogDirectory, configureLogs, reopenLogs, flushLogs } = require('./logging')
 
 /**
  * --single-threaded: one process serves everything. Without a primary to
@@ -43,6 +44,9 @@ async function runSingle (options, args, log, prepared) {
   process.on('SIGTERM', () => stop(server, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(server, state, log, 'SIGINT'))
   process.on('SIGHUP', () => reload(server, state, args, log))
+  process.on('SIGUSR1', () => {
+    reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
+  })
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
 }
@@ -65,6 +69,7 @@ async function stop (server, state, log, signal) {
   await drain(server)
   clearTimeout(timer)
   log.info('stopped')
+  await flushLogs()
   process.exit(0)
 }
 
@@ -84,6 +89,7 @@ async function reload (server, state, args, log) {
   let pipeline
   try {
     await checkScript(next)
+    await checkLogDirectory(next)
     prepared = await prepareMods(next)
   } catch (err) {
     log.error(err.message)
@@ -102,6 +108,7 @@ async function reload (server, state, args, log) {
     log.warn('reload: a new port takes effect only after a restart in single-threaded mode')
   }
   usePipeline(server, pipeline)
+  await configureLogs(options, { accessLog: true, worker: 'single' }).catch((err) => log.error('cannot open the log files:', err.message))
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared
   state.options = options

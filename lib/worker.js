@@ -6,6 +6,7 @@ const { createServer, listen, drain } = require('./server')
 const { listenError } = require('./listen')
 const { containRequestError } = require('./request-scope')
 const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
+const { configureLogs, reopenLogs, flushLogs } = require('./logging')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -19,7 +20,8 @@ function runWorker () {
     boot: (msg) => boot(msg.options, state, log),
     shutdown: () => stop(state),
     'stats-collect': answerStatsCollect,
-    'stats-reply': settleStatsQuery
+    'stats-reply': settleStatsQuery,
+    'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
   process.on('message', (msg) => dispatch(handlers, msg))
 
@@ -27,6 +29,9 @@ function runWorker () {
   // hang-up reaches the whole process group, and must not cut requests here.
   process.on('SIGINT', noop)
   process.on('SIGHUP', noop)
+  // logrotate signals the primary, which passes it on; a stray SIGUSR1 must
+  // neither kill a worker nor open Node's inspector in it.
+  process.on('SIGUSR1', noop)
   // Without the primary nobody hands us connections any more.
   process.on('disconnect', () => stop(state))
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
@@ -44,6 +49,7 @@ function crashUnlessContained (err, log) {
 async function boot (options, state, log) {
   let server
   try {
+    await configureLogs(options, { accessLog: true, worker: process.env.SVR_SLOT || String(process.pid) })
     server = createServer(options, log)
   } catch (err) {
     reportBootError(err, err.message)
@@ -67,6 +73,7 @@ async function stop (state) {
   if (state.stopping) return
   state.stopping = true
   if (state.server !== null) await drain(state.server)
+  await flushLogs()
   process.exit(0)
 }
 

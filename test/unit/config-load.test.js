@@ -485,9 +485,9 @@ describe('schema', () => {
     assert.deepEqual(IGNORED.sort(), ['disableUnusedWorkerTermination', 'enableRemoteLogBrowsing', 'optOutOfStatisticsServer',
       'productName', 'timestamp', 'version'])
     assert.deepEqual(NEW.sort(), ['cacheControl', 'compressionMinSize', 'dotfiles', 'followSymlinks', 'headersTimeout',
-      'keepAliveTimeout', 'maxConnections', 'maxFormFieldsSize', 'maxHeaderSize', 'maxRequestBodySize', 'maxUploadSize',
-      'requestTimeout', 'serverSideScriptFormat', 'shutdownTimeout', 'statusAllow', 'trustedProxies', 'watchServerSideScript',
-      'workers'])
+      'keepAliveTimeout', 'logDirectory', 'logFormat', 'maxConnections', 'maxFormFieldsSize', 'maxHeaderSize',
+      'maxRequestBodySize', 'maxUploadSize', 'metricsAllow', 'metricsPath', 'requestTimeout', 'serverSideScriptFormat',
+      'shutdownTimeout', 'stateDirectory', 'statusAllow', 'trustedProxies', 'watchServerSideScript', 'workers'])
   })
 
   it('should give every anyOf, oneOf and pattern a readable message', () => {
