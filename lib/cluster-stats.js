@@ -80,8 +80,14 @@ function answerStatsCollect (msg) {
  * answering once all have replied or the deadline has passed.
  */
 class StatsCollector {
-  constructor (deadline = COLLECT_DEADLINE_MS) {
+  /**
+   * @param {number} [deadline] ms the workers get to answer
+   * @param {string} [act] the message asking a worker for its part:
+   *   `stats-collect`, or `metrics-collect` for the metrics endpoint
+   */
+  constructor (deadline = COLLECT_DEADLINE_MS, act = 'stats-collect') {
     this.deadline = deadline
+    this.act = act
     this.rounds = new Map()
     this.lastId = 0
     this.started = processStart()
@@ -101,7 +107,7 @@ class StatsCollector {
       if (worker === null || !worker.isConnected()) continue
       round.byWorker.set(worker, row)
       round.left++
-      worker.send(message('stats-collect', { id }))
+      worker.send(message(this.act, { id }))
     }
     this.rounds.set(id, round)
     if (round.left === 0) {

@@ -13,6 +13,7 @@ const { checkScript } = require('./script/check')
 const { scriptPath } = require('./script/locate')
 const { StatsCollector } = require('./cluster-stats')
 const { checkLogDirectory, configureLogs, reopenLogs } = require('./logging')
+const { countRestart, countReload, renderMetrics } = require('./metrics/primary')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -52,11 +53,14 @@ class Supervisor {
     this.application = null
     this.forceTimer = null
     this.stats = new StatsCollector()
+    this.metrics = new StatsCollector(undefined, 'metrics-collect')
     this.handlers = {
       listening: (msg, worker) => this.onListening(msg, worker),
       'boot-error': (msg, worker) => this.onBootError(msg, worker),
       'stats-query': (msg, worker) => this.onStatsQuery(msg, worker),
-      'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker)
+      'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker),
+      'metrics-query': (msg, worker) => this.onMetricsQuery(msg, worker),
+      'metrics-snapshot': (msg, worker) => this.metrics.accept(msg, worker)
     }
   }
 
@@ -155,6 +159,18 @@ class Supervisor {
     })
   }
 
+  onMetricsQuery (msg, requester) {
+    const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
+    this.metrics.collect(targets, (reply) => {
+      renderMetrics(reply.workers).then(
+        (text) => ({ id: msg.id, text }),
+        (err) => ({ id: msg.id, error: err.message })
+      ).then((fields) => {
+        if (requester.isConnected()) requester.send(message('metrics-reply', fields))
+      })
+    })
+  }
+
   onExit (worker, code, signal) {
     const record = this.records.get(worker)
     this.records.delete(worker)
@@ -189,6 +205,7 @@ class Supervisor {
     const delay = slot.backoff
     slot.backoff = Math.min(slot.backoff * 2, BACKOFF_MAX_MS)
     slot.streak++
+    countRestart()
     this.log.warn('worker ' + slot.id + ' exited unexpectedly (' + how + '); replacing it in ' + delay + ' ms')
     if (slot.streak >= CRASH_LOOP_STREAK) {
       this.log.error(svrError('SVR_ERR_WORKER_CRASH_LOOP', [slot.id, slot.streak]).message +
@@ -234,6 +251,7 @@ class Supervisor {
     } catch (err) {
       for (const line of configErrorLines(err, this.options.configFile)) this.log.error(line)
       this.log.error('reload refused: the old configuration stays in use')
+      countReload('refused')
       return
     }
     const next = { ...this.options, config }
@@ -245,6 +263,7 @@ class Supervisor {
     } catch (err) {
       this.log.error(err.message)
       this.log.error('reload refused: the old configuration, script and mods stay in use')
+      countReload('refused')
       return
     }
     const options = { ...next, mods: prepared.mods }
@@ -254,6 +273,7 @@ class Supervisor {
     } catch (err) {
       prepared.remove()
       this.log.error('reload failed: ' + err.message + '; workers not yet replaced keep the old configuration')
+      countReload('failed')
       return
     }
     // Workers still draining loaded the old mods long ago; their files can go
@@ -262,6 +282,7 @@ class Supervisor {
     this.prepared = prepared
     this.options = options
     await configureLogs(options, { accessLog: false }).catch((err) => this.log.error('cannot open the log files:', err.message))
+    countReload('applied')
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
     if (JSON.stringify(previousAddress) !== JSON.stringify(this.address)) this.announce()
     this.watchScript()

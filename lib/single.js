@@ -11,6 +11,8 @@ const { containRequestError } = require('./request-scope')
 const { prepareMods } = require('./mods/prepare')
 const { checkScript } = require('./script/check')
 const { checkLogDirectory, configureLogs, reopenLogs, flushLogs } = require('./logging')
+const { configureMetrics, trackServer } = require('./metrics/worker')
+const { countReload } = require('./metrics/primary')
 
 /**
  * --single-threaded: one process serves everything. Without a primary to
@@ -27,11 +29,13 @@ async function runSingle (options, args, log, prepared) {
   if (spec.path !== undefined) await removeStaleSocket(spec.path)
   let server
   try {
+    configureMetrics(options, 'single')
     server = createServer(options, log)
   } catch (err) {
     log.error(err.message)
     process.exit(1)
   }
+  trackServer(server)
   let address
   try {
     address = await listen(server, options.config.port)
@@ -82,6 +86,7 @@ async function reload (server, state, args, log) {
   } catch (err) {
     for (const line of configErrorLines(err, state.options.configFile)) log.error(line)
     log.error('reload refused: the old configuration stays in use')
+    countReload('refused')
     return
   }
   const next = { ...state.options, config }
@@ -94,6 +99,7 @@ async function reload (server, state, args, log) {
   } catch (err) {
     log.error(err.message)
     log.error('reload refused: the old configuration, script and mods stay in use')
+    countReload('refused')
     return
   }
   const options = { ...next, mods: prepared.mods }
@@ -102,6 +108,7 @@ async function reload (server, state, args, log) {
   } catch (err) {
     prepared.remove()
     log.error('reload failed:', err)
+    countReload('failed')
     return
   }
   if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port)) {
@@ -109,6 +116,8 @@ async function reload (server, state, args, log) {
   }
   usePipeline(server, pipeline)
   await configureLogs(options, { accessLog: true, worker: 'single' }).catch((err) => log.error('cannot open the log files:', err.message))
+  configureMetrics(options, 'single')
+  countReload('applied')
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared
   state.options = options

@@ -7,6 +7,8 @@ const { listenError } = require('./listen')
 const { containRequestError } = require('./request-scope')
 const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
 const { configureLogs, reopenLogs, flushLogs } = require('./logging')
+const { configureMetrics, trackServer } = require('./metrics/worker')
+const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -21,6 +23,8 @@ function runWorker () {
     shutdown: () => stop(state),
     'stats-collect': answerStatsCollect,
     'stats-reply': settleStatsQuery,
+    'metrics-collect': answerMetricsCollect,
+    'metrics-reply': settleMetricsQuery,
     'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
   process.on('message', (msg) => dispatch(handlers, msg))
@@ -49,8 +53,11 @@ function crashUnlessContained (err, log) {
 async function boot (options, state, log) {
   let server
   try {
-    await configureLogs(options, { accessLog: true, worker: process.env.SVR_SLOT || String(process.pid) })
+    const worker = process.env.SVR_SLOT || String(process.pid)
+    await configureLogs(options, { accessLog: true, worker })
+    configureMetrics(options, worker)
     server = createServer(options, log)
+    trackServer(server)
   } catch (err) {
     reportBootError(err, err.message)
     return
