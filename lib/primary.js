@@ -14,6 +14,9 @@ const { scriptPath } = require('./script/locate')
 const { StatsCollector } = require('./cluster-stats')
 const { checkLogDirectory, configureLogs, reopenLogs } = require('./logging')
 const { countRestart, countReload, renderMetrics } = require('./metrics/primary')
+const { BlockState } = require('./console/block-state')
+const { startConsole } = require('./console')
+const { primaryActions } = require('./console/actions')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -53,6 +56,9 @@ class Supervisor {
     this.application = null
     this.forceTimer = null
     this.stats = new StatsCollector()
+    // Console state every worker, including ones forked later, must share.
+    this.blocked = []
+    this.accepting = true
     this.metrics = new StatsCollector(undefined, 'metrics-collect')
     this.handlers = {
       listening: (msg, worker) => this.onListening(msg, worker),
@@ -85,7 +91,7 @@ class Supervisor {
     worker.on('message', (msg) => dispatch(this.handlers, msg, worker))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn('worker ' + slot.id + ' channel error:', err.message))
-    worker.send(message('boot', { options }))
+    worker.send(message('boot', { options, blocked: this.blocked }))
     return worker
   }
 
@@ -95,6 +101,7 @@ class Supervisor {
     record.ready = true
     const { slot } = record
     this.log.info('worker ' + slot.id + ' up (pid ' + worker.process.pid + ')')
+    if (!this.accepting) worker.send(message('accepting', { open: false }))
     this.address = msg.address
     this.application = msg.handlers
     if (record.waiter !== null) {
@@ -378,6 +385,16 @@ class Supervisor {
     this.broadcast(message('reopen-logs'))
   }
 
+  setBlocked (entries) {
+    this.blocked = entries
+    this.broadcast(message('blocklist', { entries }))
+  }
+
+  setAccepting (open) {
+    this.accepting = open
+    this.broadcast(message('accepting', { open }))
+  }
+
   broadcast (msg) {
     for (const worker of this.records.keys()) {
       if (worker.isConnected()) worker.send(msg)
@@ -434,7 +451,10 @@ async function runPrimary (options, args, log, prepared) {
   process.on('SIGINT', () => supervisor.stop('SIGINT'))
   process.on('SIGHUP', () => { supervisor.reload() })
   process.on('SIGUSR1', () => supervisor.reopenLogs())
+  const blocks = new BlockState(options, (entries) => supervisor.setBlocked(entries), log)
+  supervisor.blocked = (await blocks.load()).slice()
   await supervisor.start()
+  startConsole(primaryActions(supervisor, blocks))
   return supervisor
 }
 

@@ -13,6 +13,11 @@ const { checkScript } = require('./script/check')
 const { checkLogDirectory, configureLogs, reopenLogs, flushLogs } = require('./logging')
 const { configureMetrics, trackServer } = require('./metrics/worker')
 const { countReload } = require('./metrics/primary')
+const { BlockState } = require('./console/block-state')
+const { startConsole } = require('./console')
+const { singleActions } = require('./console/actions')
+const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
+const { closedUntilIdle } = require('./console/accepting')
 
 /**
  * --single-threaded: one process serves everything. Without a primary to
@@ -27,6 +32,8 @@ async function runSingle (options, args, log, prepared) {
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
   const spec = parseListenSpec(options.config.port)
   if (spec.path !== undefined) await removeStaleSocket(spec.path)
+  const blocks = new BlockState(options, setRuntimeBlocklist, log)
+  setRuntimeBlocklist(await blocks.load())
   let server
   try {
     configureMetrics(options, 'single')
@@ -53,6 +60,12 @@ async function runSingle (options, args, log, prepared) {
   })
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
+  startConsole(singleActions({
+    server,
+    blocks,
+    reload: () => reload(server, state, args, log),
+    stop: () => stop(server, state, log, 'console "stop"')
+  }))
 }
 
 function crashUnlessContained (err, log) {
@@ -70,7 +83,7 @@ async function stop (server, state, log, signal) {
     log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
     process.exit(1)
   }, timeout)
-  await drain(server)
+  await (closedUntilIdle(server) || drain(server))
   clearTimeout(timer)
   log.info('stopped')
   await flushLogs()

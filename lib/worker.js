@@ -9,6 +9,8 @@ const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
 const { configureLogs, reopenLogs, flushLogs } = require('./logging')
 const { configureMetrics, trackServer } = require('./metrics/worker')
 const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
+const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
+const { stopAccepting, resumeAccepting, closedUntilIdle } = require('./console/accepting')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -19,7 +21,12 @@ function runWorker () {
   const state = { server: null, stopping: false }
 
   const handlers = {
-    boot: (msg) => boot(msg.options, state, log),
+    boot: (msg) => {
+      setRuntimeBlocklist(msg.blocked || [])
+      boot(msg.options, state, log)
+    },
+    blocklist: (msg) => setRuntimeBlocklist(msg.entries),
+    accepting: (msg) => setAccepting(state, msg.open, log),
     shutdown: () => stop(state),
     'stats-collect': answerStatsCollect,
     'stats-reply': settleStatsQuery,
@@ -71,6 +78,16 @@ async function boot (options, state, log) {
   }
 }
 
+// Console close/open.
+function setAccepting (state, open, log) {
+  if (state.server === null || state.stopping) return
+  if (!open) {
+    stopAccepting(state.server)
+    return
+  }
+  resumeAccepting(state.server).catch((err) => log.error('cannot listen again:', err.message))
+}
+
 function reportBootError (err, reason) {
   const fields = { code: err.code || 'ERR', reason }
   process.send(message('boot-error', fields), () => process.exit(1))
@@ -79,7 +96,7 @@ function reportBootError (err, reason) {
 async function stop (state) {
   if (state.stopping) return
   state.stopping = true
-  if (state.server !== null) await drain(state.server)
+  if (state.server !== null) await (closedUntilIdle(state.server) || drain(state.server))
   await flushLogs()
   process.exit(0)
 }
