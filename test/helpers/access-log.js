@@ -77,4 +77,43 @@ async function readLines (file) {
   return end === -1 ? [] : text.slice(0, end).split('\n')
 }
 
-module.exports = { parseCombined, unescapeLogValue, waitForLines, readLines, COMBINED }
+/**
+ * Linux: whether one of the processes still has a descriptor on the file
+ * (a log rotated away is closed once every process has reopened its log).
+ * @param {number[]} pids
+ * @param {string} file
+ * @returns {Promise<boolean>}
+ */
+async function holdsOpen (pids, file) {
+  for (const pid of pids) {
+    let fds
+    try {
+      fds = await fs.readdir('/proc/' + pid + '/fd')
+    } catch {
+      continue
+    }
+    for (const fd of fds) {
+      const target = await fs.readlink('/proc/' + pid + '/fd/' + fd).catch(() => '')
+      if (target === file) return true
+    }
+  }
+  return false
+}
+
+/**
+ * Poll until `check` resolves to something truthy.
+ * @param {() => Promise<any>} check
+ * @param {string} message the error when time runs out
+ * @param {number} [timeout]
+ */
+async function waitUntil (check, message, timeout = 10000) {
+  const deadline = Date.now() + timeout
+  for (;;) {
+    const result = await check()
+    if (result) return result
+    if (Date.now() > deadline) throw new Error(message)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+module.exports = { parseCombined, unescapeLogValue, waitForLines, readLines, holdsOpen, waitUntil, COMBINED }

@@ -8,7 +8,7 @@ const path = require('node:path')
 const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { rawRequest } = require('../helpers/raw-http')
-const { parseCombined, waitForLines } = require('../helpers/access-log')
+const { parseCombined, waitForLines, holdsOpen, waitUntil } = require('../helpers/access-log')
 const { createScope } = require('../helpers/scope')
 
 const HOSTILE_REQUESTS = 1000
@@ -227,7 +227,8 @@ describe('log files', () => {
     await waitForFile(path.join(logs, 'error.log'))
     await waitForFile(path.join(logs, 'access.log'))
     // Both workers have switched once no process holds the rotated file open.
-    await waitUntil(async () => !(await holdsOpen(svr, path.join(logs, 'access.log.1'))), 'the old access.log is still open')
+    const pids = [svr.child.pid, ...svr.workerPids().values()]
+    await waitUntil(async () => !(await holdsOpen(pids, path.join(logs, 'access.log.1'))), 'the old access.log is still open')
     const after = []
     for (let i = 0; i < 20; i++) after.push((await request(svr.port, '/?after=' + i)).headers['x-request-id'])
     const newLines = await waitForLines(path.join(logs, 'access.log'), 20)
@@ -268,32 +269,4 @@ function dechunk (raw) {
 
 async function waitForFile (file) {
   await waitUntil(() => fs.access(file).then(() => true, () => false), file + ' was not created')
-}
-
-async function waitUntil (check, message, timeout = 10000) {
-  const deadline = Date.now() + timeout
-  for (;;) {
-    const result = await check()
-    if (result) return result
-    if (Date.now() > deadline) throw new Error(message)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-// Linux: whether the primary or a worker still has a descriptor on the file.
-async function holdsOpen (svr, file) {
-  const pids = [svr.child.pid, ...svr.workerPids().values()]
-  for (const pid of pids) {
-    let fds
-    try {
-      fds = await fs.readdir('/proc/' + pid + '/fd')
-    } catch {
-      continue
-    }
-    for (const fd of fds) {
-      const target = await fs.readlink('/proc/' + pid + '/fd/' + fd).catch(() => '')
-      if (target === file) return true
-    }
-  }
-  return false
 }
