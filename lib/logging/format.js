@@ -42,6 +42,22 @@ function clfTime (ms) {
   return clock.text
 }
 
+const isoClock = { second: -1, text: '' }
+
+/**
+ * @param {number} ms since the epoch
+ * @returns {string} as Date#toISOString, the date part worked out once a second
+ */
+function isoTime (ms) {
+  const second = Math.floor(ms / 1000)
+  if (second !== isoClock.second) {
+    isoClock.second = second
+    isoClock.text = new Date(second * 1000).toISOString().slice(0, 19)
+  }
+  const millis = ms - second * 1000
+  return isoClock.text + (millis < 10 ? '.00' : millis < 100 ? '.0' : '.') + millis + 'Z'
+}
+
 function pad (n) {
   return n < 10 ? '0' + n : String(n)
 }
@@ -75,7 +91,7 @@ function formatCombined (entry) {
  */
 function formatJson (entry) {
   const line = JSON.stringify({
-    time: new Date(entry.time).toISOString(),
+    time: isoTime(entry.time),
     address: entry.address,
     user: entry.user === null ? null : received(entry.user),
     method: entry.method,
@@ -121,4 +137,4 @@ function accessFormatter (name) {
   return format
 }
 
-module.exports = { accessFormatter, formatCombined, formatJson, clfTime }
+module.exports = { accessFormatter, formatCombined, formatJson, clfTime, isoTime }

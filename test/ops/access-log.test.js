@@ -246,6 +246,25 @@ describe('log files', () => {
     assert.equal(oldIds.length + newIds.length, 60)
   })
 
+  it('should work the same in --single-threaded mode', async (t) => {
+    const site = await makeSite(t, { logDirectory: 'logs', metricsPath: '/metrics' })
+    const svr = await startSvr(t, site.configFile, { args: ['--single-threaded'] })
+    const logs = path.join(site.dir, 'logs')
+    const first = await request(svr.port, '/')
+    await waitForLines(path.join(logs, 'access.log'), 1)
+    await fs.rename(path.join(logs, 'access.log'), path.join(logs, 'access.log.1'))
+    svr.signal('SIGUSR1')
+    await waitUntil(async () => !(await holdsOpen([svr.child.pid], path.join(logs, 'access.log.1'))), 'access.log.1 is still open')
+    const second = await request(svr.port, '/missing')
+    const [line] = await waitForLines(path.join(logs, 'access.log'), 1)
+    assert.equal(parseCombined(line).requestId, second.headers['x-request-id'])
+    const [old] = await waitForLines(path.join(logs, 'access.log.1'), 1)
+    assert.equal(parseCombined(old).requestId, first.headers['x-request-id'])
+    const metrics = await request(svr.port, '/metrics')
+    assert.match(metrics.body, /^svr_http_requests_total\{class="4xx",worker="single"\} 1$/m)
+    assert.match(metrics.body, /^svr_http_requests_total\{class="2xx",worker="single"\} 1$/m)
+  })
+
   it('should refuse to start when the log directory cannot be written', async (t) => {
     const site = await makeSite(t, { workers: 1, logDirectory: 'config.json/logs' })
     const result = await runSvr(['--config', site.configFile])

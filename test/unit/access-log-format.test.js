@@ -4,7 +4,7 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
 const { escapeLogValue, escapeBareLogValue } = require('../../lib/logging/escape')
-const { formatCombined, formatJson, clfTime, accessFormatter } = require('../../lib/logging/format')
+const { formatCombined, formatJson, clfTime, isoTime, accessFormatter } = require('../../lib/logging/format')
 const { acceptableRequestId, newRequestId } = require('../../lib/logging/request-id')
 const { parseCombined, unescapeLogValue } = require('../helpers/access-log')
 
@@ -88,6 +88,14 @@ describe('clfTime', () => {
   it('should write the time in UTC as dd/Mon/yyyy:HH:MM:SS +0000', () => {
     assert.equal(clfTime(Date.UTC(2024, 0, 2, 3, 4, 5, 999)), '02/Jan/2024:03:04:05 +0000')
     assert.equal(clfTime(Date.UTC(2024, 11, 31, 23, 59, 59)), '31/Dec/2024:23:59:59 +0000')
+  })
+})
+
+describe('isoTime', () => {
+  it('should match Date#toISOString', () => {
+    for (const ms of [0, 5, 42, 999, 1000, Date.UTC(2024, 1, 29, 23, 59, 59, 7), Date.now()]) {
+      assert.equal(isoTime(ms), new Date(ms).toISOString())
+    }
   })
 })
 
