@@ -206,6 +206,8 @@ describe('request ids', () => {
     assert.equal(failed.status, 500)
     assert.match(failed.headers['x-request-id'], UUID)
     assert.ok(failed.body.includes('Request ID: <code>' + failed.headers['x-request-id'] + '</code>'), failed.body)
+    // The error line names the request, so the user's id leads to the stack.
+    await svr.waitFor(new RegExp('error \\[worker 1\\] request ' + failed.headers['x-request-id'] + ': .*Error: boom'))
     assert.ok(!second.body.includes('Request ID'), 'only 5xx pages show the id')
   })
 })
