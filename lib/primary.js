@@ -56,10 +56,10 @@ class Supervisor {
     this.application = null
     this.forceTimer = null
     this.stats = new StatsCollector()
+    this.metrics = new StatsCollector(undefined, 'metrics-collect')
     // Console state every worker, including ones forked later, must share.
     this.blocked = []
     this.accepting = true
-    this.metrics = new StatsCollector(undefined, 'metrics-collect')
     this.handlers = {
       listening: (msg, worker) => this.onListening(msg, worker),
       'boot-error': (msg, worker) => this.onBootError(msg, worker),
