@@ -7,6 +7,7 @@ const { newRequestId, acceptableRequestId, HEADER } = require('./request-id')
 const kExchange = Symbol('svr.exchange')
 // The client went away before the response was started (nginx's number).
 const CLIENT_CLOSED = 499
+const PROTOCOLS = { '1.1': 'HTTP/1.1', '1.0': 'HTTP/1.0', '2.0': 'HTTP/2.0' }
 
 // What this process does with a finished request; set at boot (and on a
 // single-process reload) by lib/logging/index.js and lib/metrics.
@@ -34,7 +35,7 @@ class Exchange {
     this.user = null
     this.method = req.method
     this.target = req.url
-    this.protocol = 'HTTP/' + req.httpVersion
+    this.protocol = PROTOCOLS[req.httpVersion] || 'HTTP/' + req.httpVersion
     this.status = 0
     this.bytes = 0
     this.referer = undefined
@@ -64,7 +65,9 @@ function observeRequest (req, res) {
   exchange.end = res.end
   res.write = countingWrite
   res.end = countingEnd
-  res.once('close', finishExchange)
+  // 'close' comes exactly once, when the response is over or the
+  // connection gone; `on` spares the wrapper `once` allocates.
+  res.on('close', finishExchange)
 }
 
 // Shared by every response (no closure per request): everything the

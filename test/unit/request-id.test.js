@@ -16,7 +16,7 @@ function exchange (incoming) {
   const res = {
     headersSent: false,
     setHeader (name, value) { sent[name.toLowerCase()] = value },
-    once () {}
+    on () {}
   }
   observeRequest(req, res)
   return { req, res, sent }
