@@ -40,10 +40,11 @@ function freePort () {
  * Everything it started is killed after the test.
  * @param {object} t node:test context
  * @param {string} configFile
+ * @param {string[]} [args] more command-line arguments
  * @returns {Promise<TtySvr>}
  */
-async function startSvrOnTty (t, configFile) {
-  const command = [process.execPath, SVR, '--config', configFile].map(shellQuote).join(' ')
+async function startSvrOnTty (t, configFile, args = []) {
+  const command = [process.execPath, SVR, '--config', configFile, ...args].map(shellQuote).join(' ')
   const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] })
   const svr = new TtySvr(child)
   t.after(() => svr.kill())

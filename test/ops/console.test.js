@@ -68,6 +68,31 @@ describe('console on a terminal', { skip: noScript }, () => {
   })
 })
 
+describe('console in --single-threaded mode', { skip: noScript }, () => {
+  it('should block, close, open and stop the one process', async (t) => {
+    const port = await freePort()
+    const site = await makeSite(t, { port: '127.0.0.1:' + port })
+    const svr = await startSvrOnTty(t, site.configFile, ['--single-threaded'])
+    let mark = svr.output.length
+    svr.type('block 127.0.0.1')
+    await svr.waitFor(/blocked: 127\.0\.0\.1/, 5000, mark)
+    await svr.waitFor(/"stateDirectory" is not set/, 5000, mark)
+    assert.equal((await request(port, '/')).status, 403)
+    svr.type('unblock 127.0.0.1')
+    await svr.waitFor(/unblocked: 127\.0\.0\.1/, 5000, mark)
+    assert.equal((await request(port, '/')).status, 200)
+    mark = svr.output.length
+    svr.type('close')
+    await svr.waitFor(/closed: /, 5000, mark)
+    await assert.rejects(request(port, '/'), { code: 'ECONNREFUSED' })
+    svr.type('open')
+    await svr.waitFor(/open: accepting connections/, 5000, mark)
+    assert.equal((await request(port, '/')).status, 200)
+    svr.type('stop')
+    assert.equal((await svr.exited).code, 0)
+  })
+})
+
 describe('console blocks kept in stateDirectory', () => {
   it('should apply the saved list at start, without a terminal', async (t) => {
     const site = await makeSite(t, { workers: 1, stateDirectory: 'state' })
