@@ -116,6 +116,46 @@ function hasBody (method, status) {
   return method !== 'HEAD' && status >= 200 && status !== 204 && status !== 304
 }
 
+// A rejected request has no IncomingMessage; this stands in for one.
+class RejectedRequest {
+  constructor (socket, method, target, protocol) {
+    this.socket = socket
+    this.method = method
+    this.url = target
+    this.httpVersion = protocol
+    this.headers = {}
+  }
+}
+
+const REQUEST_LINE = /^(\S+) (\S+) HTTP\/(\d\.\d)$/
+
+/**
+ * Log a request that Node's parser refused and that never reached the
+ * pipeline (lib/client-error.js answers it on the raw socket), so scanners
+ * and broken clients show up in the access log and the metrics too. A line
+ * that is not "METHOD target HTTP/x.y" (a TLS handshake on the plain port)
+ * is logged whole as the method, with an empty target and protocol.
+ * @param {import('node:net').Socket} socket
+ * @param {number} status the status answered
+ * @param {string|null} requestLine the raw first line as latin1, null when unknown
+ * @param {number} bytes body bytes of the answer
+ */
+function logRejectedRequest (socket, status, requestLine, bytes) {
+  if (state.sink === null && state.observer === null) return
+  const line = requestLine === null ? '-' : requestLine
+  const parts = REQUEST_LINE.exec(line)
+  const req = parts === null
+    ? new RejectedRequest(socket, line, '', '')
+    : new RejectedRequest(socket, parts[1], parts[2], parts[3])
+  const exchange = new Exchange(req, null, newRequestId())
+  if (parts === null) exchange.protocol = ''
+  exchange.status = status
+  exchange.bytes = bytes
+  exchange.completed = true
+  if (state.sink !== null) state.sink.write(state.format(exchange))
+  if (state.observer !== null) state.observer(exchange)
+}
+
 /**
  * Link the request's context to its exchange, adopt a trusted proxy's
  * X-Request-Id, and return the request's id. A proxy's id is taken only
@@ -154,4 +194,4 @@ function setAccessLogState (changes) {
   Object.assign(state, changes)
 }
 
-module.exports = { observeRequest, attachContext, requestIdOf, setAccessLogState, CLIENT_CLOSED }
+module.exports = { observeRequest, attachContext, requestIdOf, logRejectedRequest, setAccessLogState, CLIENT_CLOSED }

@@ -76,10 +76,15 @@ function quoted (value) {
 function formatCombined (entry) {
   return escapeBareLogValue(entry.address || '-') + ' - ' +
     (entry.user === null || entry.user === '' ? '-' : escapeBareLogValue(entry.user)) +
-    ' [' + clfTime(entry.time) + '] "' +
-    escapeLogValue(entry.method) + ' ' + escapeLogValue(entry.target) + ' ' + escapeLogValue(entry.protocol) + '" ' +
+    ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
     entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
     quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) + '\n'
+}
+
+function requestLine (entry) {
+  // A line the parser could not split (see logRejectedRequest) is kept whole.
+  if (entry.protocol === '') return escapeLogValue(entry.method)
+  return escapeLogValue(entry.method) + ' ' + escapeLogValue(entry.target) + ' ' + escapeLogValue(entry.protocol)
 }
 
 /**
