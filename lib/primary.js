@@ -381,7 +381,9 @@ class Supervisor {
   // SIGUSR1, after logrotate has renamed the files: the primary's own
   // error.log, and every worker's.
   reopenLogs () {
-    reopenLogs().catch((err) => this.log.error('cannot reopen the log files:', err.message))
+    reopenLogs().then(
+      (reopened) => { if (reopened) this.log.info('SIGUSR1: log files reopened') },
+      (err) => this.log.error('cannot reopen the log files:', err.message))
     this.broadcast(message('reopen-logs'))
   }
 

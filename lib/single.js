@@ -56,7 +56,9 @@ async function runSingle (options, args, log, prepared) {
   process.on('SIGINT', () => stop(server, state, log, 'SIGINT'))
   process.on('SIGHUP', () => reload(server, state, args, log))
   process.on('SIGUSR1', () => {
-    reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
+    reopenLogs().then(
+      (reopened) => { if (reopened) log.info('SIGUSR1: log files reopened') },
+      (err) => log.error('cannot reopen the log files:', err.message))
   })
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))

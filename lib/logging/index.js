@@ -107,11 +107,12 @@ function reportSinkError (err) {
 
 /**
  * Reopen the log files under their names (SIGUSR1, after logrotate).
- * @returns {Promise<void>}
+ * @returns {Promise<boolean>} whether this process writes any log file
  */
 async function reopenLogs () {
-  const sinks = [current.access, current.events].filter((sink) => sink !== null)
+  const sinks = [current.access, current.events].filter((sink) => sink !== null && sink !== stdoutSink)
   await Promise.all(sinks.map((sink) => sink.reopen()))
+  return sinks.length !== 0
 }
 
 /**

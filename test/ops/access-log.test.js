@@ -227,6 +227,9 @@ describe('log files', () => {
     svr.signal('SIGUSR1')
     const duringIds = (await during).map((res) => res.headers['x-request-id'])
     await waitForFile(path.join(logs, 'error.log'))
+    await svr.waitFor(/info \[primary\] SIGUSR1: log files reopened/)
+    await waitUntil(async () => /SIGUSR1: log files reopened/.test(await fs.readFile(path.join(logs, 'error.log'), 'utf8')),
+      'the primary does not write to the new error.log')
     await waitForFile(path.join(logs, 'access.log'))
     // Both workers have switched once no process holds the rotated file open.
     const pids = [svr.child.pid, ...svr.workerPids().values()]
