@@ -13,7 +13,7 @@ const { checkScript } = require('./script/check')
 const { scriptPath } = require('./script/locate')
 const { StatsCollector } = require('./cluster-stats')
 const { checkLogDirectory, configureLogs, reopenLogs } = require('./logging')
-const { countRestart, countReload, renderMetrics } = require('./metrics/primary')
+const { countRestart, countReload, renderMetrics, primaryCounters } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { primaryActions } = require('./console/actions')
@@ -162,7 +162,7 @@ class Supervisor {
   onStatsQuery (msg, requester) {
     const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
     this.stats.collect(targets, (reply) => {
-      if (requester.isConnected()) requester.send(message('stats-reply', { id: msg.id, ...reply }))
+      if (requester.isConnected()) requester.send(message('stats-reply', { id: msg.id, ...reply, primary: primaryCounters() }))
     })
   }
 

@@ -15,7 +15,9 @@ const state = {
   format: null,
   sink: null,
   worker: 'single',
-  observer: null
+  observer: null,
+  // Body bytes of every response observed, for the status page.
+  bytesSent: 0
 }
 
 /**
@@ -105,6 +107,7 @@ function finishExchange () {
   }
   exchange.referer = req.headers.referer
   exchange.userAgent = req.headers['user-agent']
+  state.bytesSent += exchange.bytes
   if (state.sink !== null) state.sink.write(state.format(exchange))
   if (state.observer !== null) state.observer(exchange)
   exchange.req = null
@@ -188,10 +191,18 @@ function requestIdOf (req) {
 }
 
 /**
+ * @returns {number|null} body bytes sent so far, null when responses are not
+ *   observed (neither the access log nor the metrics are on)
+ */
+function bytesSent () {
+  return state.sink === null && state.observer === null ? null : state.bytesSent
+}
+
+/**
  * @param {{format?: Function|null, sink?: object|null, worker?: string, observer?: Function|null}} changes
  */
 function setAccessLogState (changes) {
   Object.assign(state, changes)
 }
 
-module.exports = { observeRequest, attachContext, requestIdOf, logRejectedRequest, setAccessLogState, CLIENT_CLOSED }
+module.exports = { observeRequest, attachContext, requestIdOf, logRejectedRequest, bytesSent, setAccessLogState, CLIENT_CLOSED }

@@ -20,6 +20,13 @@ function countReload (result) {
 }
 
 /**
+ * @returns {{restarts: number, reloads: {applied: number, refused: number, failed: number}}} a copy
+ */
+function primaryCounters () {
+  return { restarts: counters.restarts, reloads: { ...counters.reloads } }
+}
+
+/**
  * The primary's own series, in prom-client's JSON form.
  * @param {Array<{slot: number|string, stats: object[]|null}>} rows one per worker slot;
  *   `stats` null for a worker that did not answer
@@ -65,4 +72,4 @@ function renderMetrics (rows) {
   return AggregatorRegistry.aggregate(sets).metrics()
 }
 
-module.exports = { countRestart, countReload, renderMetrics, primaryMetrics }
+module.exports = { countRestart, countReload, renderMetrics, primaryMetrics, primaryCounters }

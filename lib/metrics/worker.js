@@ -87,6 +87,16 @@ function trackServer (server) {
 }
 
 /**
+ * @returns {Promise<number|null>} open client connections, null before the server exists
+ */
+function activeConnections () {
+  if (trackedServer === null) return Promise.resolve(null)
+  return new Promise((resolve) => {
+    trackedServer.getConnections((err, count) => resolve(err ? null : count))
+  })
+}
+
+/**
  * @returns {Promise<object[]>} this process's metrics in prom-client's JSON
  *   form (what AggregatorRegistry.aggregate takes), [] when they are off
  */
@@ -94,4 +104,4 @@ function metricsSnapshot () {
   return metrics === null ? Promise.resolve([]) : metrics.registry.getMetricsAsJSON()
 }
 
-module.exports = { configureMetrics, trackServer, metricsSnapshot, DURATION_BUCKETS }
+module.exports = { configureMetrics, trackServer, activeConnections, metricsSnapshot, DURATION_BUCKETS }
