@@ -3,6 +3,9 @@
 const cluster = require('node:cluster')
 const { message } = require('./ipc')
 const { snapshot } = require('./stats')
+const { bytesSent } = require('./logging/access-log')
+const { activeConnections } = require('./metrics/worker')
+const { primaryCounters } = require('./metrics/primary')
 
 // The primary gives workers this long to send their counters; one that is
 // busy or hung is reported as not answering rather than holding the page.
@@ -19,13 +22,15 @@ let lastQueryId = 0
  * primary gathers every worker's snapshot (`stats-query` -> `stats-collect`
  * to each worker -> `stats-snapshot` back -> `stats-reply`); in a single
  * process, its own counters.
- * @returns {Promise<{started: number, complete: boolean, workers: Array<{slot: number|null, pid: number|null, stats: object|null}>}>}
+ * @returns {Promise<{started: number, complete: boolean, primary: object|null,
+ *   workers: Array<{slot: number|null, pid: number|null, stats: object|null}>}>}
  *   `started`: when the server (the primary) started, ms since the epoch;
+ *   `primary`: worker restarts and reloads (lib/metrics/primary.js), null when unknown;
  *   `complete`: false when the primary did not answer and only this
  *   worker's counters are shown; `stats` is null for a worker that did not answer
  */
 function collectStats () {
-  if (!cluster.isWorker || !process.connected) return Promise.resolve(ownStats(true))
+  if (!cluster.isWorker || !process.connected) return ownStats(true)
   const id = ++lastQueryId
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
@@ -37,12 +42,23 @@ function collectStats () {
   })
 }
 
-function ownStats (complete) {
+async function ownStats (complete) {
   return {
     started: processStart(),
     complete,
-    workers: [{ slot: slotNumber(), pid: process.pid, stats: snapshot() }]
+    // Without an answer from the primary its counters are unknown.
+    primary: complete ? primaryCounters() : null,
+    workers: [{ slot: slotNumber(), pid: process.pid, stats: await fullSnapshot() }]
   }
+}
+
+/**
+ * The status counters of stats.js plus what the access-log hook and the
+ * server know: body bytes sent and open connections (null when unknown).
+ * @returns {Promise<object>}
+ */
+async function fullSnapshot () {
+  return { ...snapshot(), bytesSent: bytesSent(), connections: await activeConnections() }
 }
 
 function slotNumber () {
@@ -57,14 +73,14 @@ function processStart () {
 /**
  * Worker side of `stats-reply`: hand the primary's answer to the page
  * waiting for it. A late answer (after QUERY_TIMEOUT_MS) is dropped.
- * @param {{id: number, started: number, workers: object[]}} msg
+ * @param {{id: number, started: number, primary?: object, workers: object[]}} msg
  */
 function settleStatsQuery (msg) {
   const entry = pending.get(msg.id)
   if (entry === undefined) return
   pending.delete(msg.id)
   clearTimeout(entry.timer)
-  entry.resolve({ started: msg.started, complete: true, workers: msg.workers })
+  entry.resolve({ started: msg.started, complete: true, primary: msg.primary || null, workers: msg.workers })
 }
 
 /**
@@ -72,7 +88,9 @@ function settleStatsQuery (msg) {
  * @param {{id: number}} msg
  */
 function answerStatsCollect (msg) {
-  if (process.connected) process.send(message('stats-snapshot', { id: msg.id, stats: snapshot() }))
+  fullSnapshot().then((stats) => {
+    if (process.connected) process.send(message('stats-snapshot', { id: msg.id, stats }))
+  })
 }
 
 /**
@@ -80,8 +98,14 @@ function answerStatsCollect (msg) {
  * answering once all have replied or the deadline has passed.
  */
 class StatsCollector {
-  constructor (deadline = COLLECT_DEADLINE_MS) {
+  /**
+   * @param {number} [deadline] ms the workers get to answer
+   * @param {string} [act] the message asking a worker for its part:
+   *   `stats-collect`, or `metrics-collect` for the metrics endpoint
+   */
+  constructor (deadline = COLLECT_DEADLINE_MS, act = 'stats-collect') {
     this.deadline = deadline
+    this.act = act
     this.rounds = new Map()
     this.lastId = 0
     this.started = processStart()
@@ -101,7 +125,7 @@ class StatsCollector {
       if (worker === null || !worker.isConnected()) continue
       round.byWorker.set(worker, row)
       round.left++
-      worker.send(message('stats-collect', { id }))
+      worker.send(message(this.act, { id }))
     }
     this.rounds.set(id, round)
     if (round.left === 0) {

@@ -4,6 +4,7 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { normalizeAddress, requestHostname } = require('./util/vhost')
 const { resolveClientAddress } = require('./access/client-address')
+const { attachContext } = require('./logging/access-log')
 
 /**
  * Per-request state shared by the stages. Every field exists from the start
@@ -40,6 +41,10 @@ class RequestContext {
     // The Basic-auth user name once a 401 rule has accepted the request.
     this.authUser = null
     if (this.config.enableIPSpoofing) resolveClientAddress(this, req)
+    // Sent as X-Request-Id, written to the logs and shown on 5xx pages.
+    // Stays last: a trusted proxy's id is adopted only when the fields
+    // above have established that the peer is one.
+    this.requestId = attachContext(req, this)
   }
 }
 

@@ -1,5 +1,7 @@
 'use strict'
 
+const { currentRequest } = require('./request-scope')
+
 /**
  * Process-level event log: one line per event on stdout (info) or stderr
  * (warn, error). Under a service manager these streams are the journal, so a
@@ -16,6 +18,17 @@ const LEVELS = {
 const RESET = '\x1b[0m'
 const NEWLINES = /\r?\n/g
 
+// With `logDirectory`, every event line is also appended to error.log,
+// always with its timestamp (lib/logging/index.js sets this).
+const files = { events: null }
+
+/**
+ * @param {{write: (line: string) => void}|null} sink
+ */
+function setEventSink (sink) {
+  files.events = sink
+}
+
 function useTimestamps () {
   return !process.env.JOURNAL_STREAM
 }
@@ -25,6 +38,14 @@ function formatLine (level, who, message, tty, stamp) {
   const label = tty ? LEVELS[level].colour + LEVELS[level].label + RESET : LEVELS[level].label
   const time = stamp ? new Date().toISOString() + ' ' : ''
   return time + label + ' [' + who + '] ' + text + '\n'
+}
+
+// A line written while application code of a request runs names that
+// request, so it can be matched to its access-log line and error page.
+function withRequestId (message) {
+  const request = currentRequest()
+  const id = request === undefined || request.ctx === undefined ? null : request.ctx.requestId
+  return typeof id === 'string' ? 'request ' + id + ': ' + message : message
 }
 
 function describe (value) {
@@ -39,8 +60,9 @@ function describe (value) {
 function createLogger (who) {
   const stamp = useTimestamps()
   function write (level, stream, parts) {
-    const message = parts.map(describe).join(' ')
+    const message = withRequestId(parts.map(describe).join(' '))
     stream.write(formatLine(level, who, message, Boolean(stream.isTTY), stamp))
+    if (files.events !== null) files.events.write(formatLine(level, who, message, false, true))
   }
   return {
     who,
@@ -50,4 +72,4 @@ function createLogger (who) {
   }
 }
 
-module.exports = { createLogger, formatLine }
+module.exports = { createLogger, formatLine, setEventSink }

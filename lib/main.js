@@ -12,6 +12,7 @@ const { prepareMods } = require('./mods/prepare')
 const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
 const { checkScript } = require('./script/check')
 const { readTlsMaterial } = require('./tls/material')
+const { checkLogDirectory, configureLogs } = require('./logging')
 
 const INSTALL_DIR = path.resolve(__dirname, '..')
 
@@ -77,6 +78,15 @@ async function main (argv) {
     return
   }
   const options = Object.freeze({ ...base, mods: prepared.mods })
+  try {
+    await checkLogDirectory(options)
+    await configureLogs(options, { accessLog: args.singleThreaded, worker: 'single' })
+  } catch (err) {
+    process.stderr.write('svr: ' + err.message + '\n')
+    prepared.remove()
+    process.exitCode = 1
+    return
+  }
   const log = createLogger(args.singleThreaded ? 'single' : 'primary')
   warnIgnored(prepared, log)
   if (args.singleThreaded) {

@@ -18,6 +18,7 @@ const { createTrailingSlashStage } = require('./stages/trailing-slash')
 const { createHandlersStage, createProxyHandlersStage } = require('./stages/handlers')
 const { createMethodsStage } = require('./stages/methods')
 const { createStatusStage } = require('./stages/status')
+const { createMetricsStage } = require('./stages/metrics')
 const { createStaticStage } = require('./stages/static')
 const { createListingStage } = require('./stages/listing')
 const { createLinks } = require('./chain/links')
@@ -51,6 +52,7 @@ const STAGES = [
   createHandlersStage,
   createMethodsStage,
   createStatusStage,
+  createMetricsStage,
   createStaticStage,
   createListingStage
 ]

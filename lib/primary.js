@@ -15,6 +15,11 @@ const { scriptPath } = require('./script/locate')
 const { StatsCollector } = require('./cluster-stats')
 const { createThrottleHandlers } = require('./auth/cluster-throttle')
 const { warnForwardingConfig } = require('./access/client-address')
+const { checkLogDirectory, configureLogs, reopenLogs } = require('./logging')
+const { countRestart, countReload, renderMetrics, primaryCounters } = require('./metrics/primary')
+const { BlockState } = require('./console/block-state')
+const { startConsole } = require('./console')
+const { primaryActions } = require('./console/actions')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -55,11 +60,17 @@ class Supervisor {
     this.application = null
     this.forceTimer = null
     this.stats = new StatsCollector()
+    this.metrics = new StatsCollector(undefined, 'metrics-collect')
+    // Console state every worker, including ones forked later, must share.
+    this.blocked = []
+    this.accepting = true
     this.handlers = {
       listening: (msg, worker) => this.onListening(msg, worker),
       'boot-error': (msg, worker) => this.onBootError(msg, worker),
       'stats-query': (msg, worker) => this.onStatsQuery(msg, worker),
       'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker),
+      'metrics-query': (msg, worker) => this.onMetricsQuery(msg, worker),
+      'metrics-snapshot': (msg, worker) => this.metrics.accept(msg, worker),
       // The failed-login throttle shared by every worker.
       ...createThrottleHandlers(log)
     }
@@ -89,7 +100,7 @@ class Supervisor {
     worker.on('message', (msg) => dispatch(this.handlers, msg, worker))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn('worker ' + slot.id + ' channel error:', err.message))
-    worker.send(message('boot', { options }))
+    worker.send(message('boot', { options, blocked: this.blocked }))
     return worker
   }
 
@@ -99,6 +110,7 @@ class Supervisor {
     record.ready = true
     const { slot } = record
     this.log.info('worker ' + slot.id + ' up (pid ' + worker.process.pid + ')')
+    if (!this.accepting) worker.send(message('accepting', { open: false }))
     this.address = msg.address
     this.plainAddress = msg.plainAddress
     this.application = msg.handlers
@@ -160,7 +172,19 @@ class Supervisor {
   onStatsQuery (msg, requester) {
     const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
     this.stats.collect(targets, (reply) => {
-      if (requester.isConnected()) requester.send(message('stats-reply', { id: msg.id, ...reply }))
+      if (requester.isConnected()) requester.send(message('stats-reply', { id: msg.id, ...reply, primary: primaryCounters() }))
+    })
+  }
+
+  onMetricsQuery (msg, requester) {
+    const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
+    this.metrics.collect(targets, (reply) => {
+      renderMetrics(reply.workers).then(
+        (text) => ({ id: msg.id, text }),
+        (err) => ({ id: msg.id, error: err.message })
+      ).then((fields) => {
+        if (requester.isConnected()) requester.send(message('metrics-reply', fields))
+      })
     })
   }
 
@@ -198,6 +222,7 @@ class Supervisor {
     const delay = slot.backoff
     slot.backoff = Math.min(slot.backoff * 2, BACKOFF_MAX_MS)
     slot.streak++
+    countRestart()
     this.log.warn('worker ' + slot.id + ' exited unexpectedly (' + how + '); replacing it in ' + delay + ' ms')
     if (slot.streak >= CRASH_LOOP_STREAK) {
       this.log.error(svrError('SVR_ERR_WORKER_CRASH_LOOP', [slot.id, slot.streak]).message +
@@ -243,6 +268,7 @@ class Supervisor {
     } catch (err) {
       for (const line of configErrorLines(err, this.options.configFile)) this.log.error(line)
       this.log.error('reload refused: the old configuration stays in use')
+      countReload('refused')
       return
     }
     let tls = null
@@ -258,10 +284,12 @@ class Supervisor {
     let prepared
     try {
       await checkScript(next)
+      await checkLogDirectory(next)
       prepared = await prepareMods(next)
     } catch (err) {
       this.log.error(err.message)
       this.log.error('reload refused: the old configuration, script and mods stay in use')
+      countReload('refused')
       return
     }
     const options = { ...next, mods: prepared.mods }
@@ -271,6 +299,7 @@ class Supervisor {
     } catch (err) {
       prepared.remove()
       this.log.error('reload failed: ' + err.message + '; workers not yet replaced keep the old configuration')
+      countReload('failed')
       return
     }
     // Workers still draining loaded the old mods long ago; their files can go
@@ -278,6 +307,8 @@ class Supervisor {
     setTimeout(this.prepared.remove, config.shutdownTimeout).unref()
     this.prepared = prepared
     this.options = options
+    await configureLogs(options, { accessLog: false }).catch((err) => this.log.error('cannot open the log files:', err.message))
+    countReload('applied')
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
     if (JSON.stringify(previousAddress) !== JSON.stringify([this.address, this.plainAddress])) this.announce()
     this.watchScript()
@@ -366,6 +397,31 @@ class Supervisor {
     }, shutdownDelay + timeout)
   }
 
+  // SIGUSR1, after logrotate has renamed the files: the primary's own
+  // error.log, and every worker's.
+  reopenLogs () {
+    reopenLogs().then(
+      (reopened) => { if (reopened) this.log.info('SIGUSR1: log files reopened') },
+      (err) => this.log.error('cannot reopen the log files:', err.message))
+    this.broadcast(message('reopen-logs'))
+  }
+
+  setBlocked (entries) {
+    this.blocked = entries
+    this.broadcast(message('blocklist', { entries }))
+  }
+
+  setAccepting (open) {
+    this.accepting = open
+    this.broadcast(message('accepting', { open }))
+  }
+
+  broadcast (msg) {
+    for (const worker of this.records.keys()) {
+      if (worker.isConnected()) worker.send(msg)
+    }
+  }
+
   force (why) {
     for (const worker of this.records.keys()) worker.process.kill('SIGKILL')
     this.log.error('stopped by force (' + why + ')')
@@ -415,7 +471,11 @@ async function runPrimary (options, args, log, prepared) {
   process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
   process.on('SIGINT', () => supervisor.stop('SIGINT'))
   process.on('SIGHUP', () => { supervisor.reload() })
+  process.on('SIGUSR1', () => supervisor.reopenLogs())
+  const blocks = new BlockState(options, (entries) => supervisor.setBlocked(entries), log)
+  supervisor.blocked = (await blocks.load()).slice()
   await supervisor.start()
+  startConsole(primaryActions(supervisor, blocks))
   return supervisor
 }
 

@@ -6,6 +6,7 @@ const { escapeHtml } = require('./util/escape-html')
 const { createFileCache } = require('./util/file-cache')
 const { compileHostMatcher, compileLocalIpMatcher, requestHostname } = require('./util/vhost')
 const { DESCRIPTIONS, EXTRA_REASONS } = require('./error-descriptions')
+const { requestIdOf } = require('./logging/access-log')
 
 // Headers describing a representation that an error page replaces.
 const REPRESENTATION_HEADERS = ['Content-Encoding', 'Content-Language', 'Content-Range', 'ETag', 'Last-Modified',
@@ -143,6 +144,9 @@ function pageValues (base, req, status, extra) {
   values.errorDesc = escapeHtml(description)
     .replace('{contact}', () => contactLine)
     .replace('{stack}', () => stackHtml)
+  // Lets a user's report of a server error be matched to the log lines.
+  const requestId = status >= 500 ? requestIdOf(req) : null
+  if (requestId !== null) values.errorDesc += '<br/>Request ID: <code>' + escapeHtml(requestId) + '</code>'
   return values
 }
 

@@ -11,6 +11,7 @@ const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
 const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
+const { observeRequest } = require('./logging/access-log')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -118,6 +119,7 @@ function usePipeline (servers, pipeline, config) {
   // pipeline is ready as soon as it takes over.
   if (servers.main.listening) pipeline.lifecycle.listening()
   servers.lifecycle = pipeline.lifecycle
+  servers.handlers = pipeline.handlers
   routeRequests(servers.main, pipeline, pipeline.handleConnect)
   if (servers.plain === null) return
   // The redirecting server is no proxy, as in SVR.JS.
@@ -139,6 +141,7 @@ function routeRequests (server, pipeline, onConnect) {
   server.on('request', function onRequest (req, res) {
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
     if (server.svrDraining) res.shouldKeepAlive = false
+    observeRequest(req, res)
     if (declaresTooLargeBody(req, server.svrMaxBody)) {
       // The body is not read, so the connection cannot carry another request.
       res.shouldKeepAlive = false
@@ -150,6 +153,7 @@ function routeRequests (server, pipeline, onConnect) {
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {
+    observeRequest(req, res)
     pipeline.sendError(req, res, 417)
   })
 }

@@ -12,6 +12,14 @@ const { containRequestError } = require('./request-scope')
 const { prepareMods } = require('./mods/prepare')
 const { checkScript } = require('./script/check')
 const { warnForwardingConfig } = require('./access/client-address')
+const { checkLogDirectory, configureLogs, reopenLogs, flushLogs } = require('./logging')
+const { configureMetrics, trackServers } = require('./metrics/worker')
+const { countReload } = require('./metrics/primary')
+const { BlockState } = require('./console/block-state')
+const { startConsole } = require('./console')
+const { singleActions } = require('./console/actions')
+const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
+const { closedUntilIdle, serverList } = require('./console/accepting')
 
 /**
  * --single-threaded: one process serves everything. Without a primary to
@@ -30,13 +38,17 @@ async function runSingle (options, args, log, prepared) {
     const spec = parseListenSpec(value)
     if (spec.path !== undefined) await removeStaleSocket(spec.path)
   }
+  const blocks = new BlockState(options, setRuntimeBlocklist, log)
+  setRuntimeBlocklist(await blocks.load())
   let servers
   try {
+    configureMetrics(options, 'single')
     servers = createServers(options, log)
   } catch (err) {
     log.error(err.message)
     process.exit(1)
   }
+  trackServers(servers)
   let addresses
   try {
     addresses = await listenServers(servers, options.config)
@@ -49,8 +61,19 @@ async function runSingle (options, args, log, prepared) {
   process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
   process.on('SIGHUP', () => reload(servers, state, args, log))
+  process.on('SIGUSR1', () => {
+    reopenLogs().then(
+      (reopened) => { if (reopened) log.info('SIGUSR1: log files reopened') },
+      (err) => log.error('cannot reopen the log files:', err.message))
+  })
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
+  startConsole(singleActions({
+    servers,
+    blocks,
+    reload: () => reload(servers, state, args, log),
+    stop: () => stop(servers, state, log, 'console "stop"')
+  }))
 }
 
 function crashUnlessContained (err, log) {
@@ -68,9 +91,13 @@ async function stop (servers, state, log, signal) {
     log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
     process.exit(1)
   }, shutdownDelay + timeout)
-  await shutDown(servers, shutdownDelay)
+  // A console `close` has stopped listening already: wait for the
+  // connections left, else drain.
+  const closed = serverList(servers).map(closedUntilIdle).filter((ended) => ended !== null)
+  await (closed.length !== 0 ? Promise.all(closed) : shutDown(servers, shutdownDelay))
   clearTimeout(timer)
   log.info('stopped')
+  await flushLogs()
   process.exit(0)
 }
 
@@ -83,6 +110,7 @@ async function reload (servers, state, args, log) {
   } catch (err) {
     for (const line of configErrorLines(err, state.options.configFile)) log.error(line)
     log.error('reload refused: the old configuration stays in use')
+    countReload('refused')
     return
   }
   if (config.secure !== state.options.config.secure) {
@@ -102,10 +130,12 @@ async function reload (servers, state, args, log) {
   let pipeline
   try {
     await checkScript(next)
+    await checkLogDirectory(next)
     prepared = await prepareMods(next)
   } catch (err) {
     log.error(err.message)
     log.error('reload refused: the old configuration, script and mods stay in use')
+    countReload('refused')
     return
   }
   const options = { ...next, mods: prepared.mods }
@@ -114,6 +144,7 @@ async function reload (servers, state, args, log) {
   } catch (err) {
     prepared.remove()
     log.error('reload failed:', err)
+    countReload('failed')
     return
   }
   if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port) ||
@@ -122,6 +153,9 @@ async function reload (servers, state, args, log) {
   }
   usePipeline(servers, pipeline, config)
   if (config.secure) useCertificates(servers, options)
+  await configureLogs(options, { accessLog: true, worker: 'single' }).catch((err) => log.error('cannot open the log files:', err.message))
+  configureMetrics(options, 'single')
+  countReload('applied')
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared
   state.options = options

@@ -7,6 +7,11 @@ const { listenError } = require('./listen')
 const { containRequestError } = require('./request-scope')
 const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
 const { settleThrottleQuery } = require('./auth/cluster-throttle')
+const { configureLogs, reopenLogs, flushLogs } = require('./logging')
+const { configureMetrics, trackServers } = require('./metrics/worker')
+const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
+const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
+const { stopAccepting, resumeAccepting, closedUntilIdle, serverList } = require('./console/accepting')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -17,11 +22,19 @@ function runWorker () {
   const state = { servers: null, stopping: false }
 
   const handlers = {
-    boot: (msg) => boot(msg.options, state, log),
+    boot: (msg) => {
+      setRuntimeBlocklist(msg.blocked || [])
+      boot(msg.options, state, log)
+    },
+    blocklist: (msg) => setRuntimeBlocklist(msg.entries),
+    accepting: (msg) => setAccepting(state, msg.open, log),
     shutdown: (msg) => stop(state, msg.delay || 0),
     'stats-collect': answerStatsCollect,
     'stats-reply': settleStatsQuery,
-    'auth-verdict': settleThrottleQuery
+    'metrics-collect': answerMetricsCollect,
+    'metrics-reply': settleMetricsQuery,
+    'auth-verdict': settleThrottleQuery,
+    'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
   process.on('message', (msg) => dispatch(handlers, msg))
 
@@ -29,6 +42,9 @@ function runWorker () {
   // hang-up reaches the whole process group, and must not cut requests here.
   process.on('SIGINT', noop)
   process.on('SIGHUP', noop)
+  // logrotate signals the primary, which passes it on; a stray SIGUSR1 must
+  // neither kill a worker nor open Node's inspector in it.
+  process.on('SIGUSR1', noop)
   // Without the primary nobody hands us connections any more.
   process.on('disconnect', () => stop(state, 0))
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
@@ -46,7 +62,11 @@ function crashUnlessContained (err, log) {
 async function boot (options, state, log) {
   let servers
   try {
+    const worker = process.env.SVR_SLOT || String(process.pid)
+    await configureLogs(options, { accessLog: true, worker })
+    configureMetrics(options, worker)
     servers = createServers(options, log)
+    trackServers(servers)
   } catch (err) {
     reportBootError(err, err.message)
     return
@@ -65,6 +85,15 @@ async function boot (options, state, log) {
   }
 }
 
+// Console close/open.
+function setAccepting (state, open, log) {
+  if (state.servers === null || state.stopping) return
+  for (const server of serverList(state.servers)) {
+    if (!open) stopAccepting(server)
+    else resumeAccepting(server).catch((err) => log.error('cannot listen again:', err.message))
+  }
+}
+
 function reportBootError (err, reason) {
   const fields = { code: err.code || 'ERR', reason }
   process.send(message('boot-error', fields), () => process.exit(1))
@@ -73,7 +102,13 @@ function reportBootError (err, reason) {
 async function stop (state, delay) {
   if (state.stopping) return
   state.stopping = true
-  if (state.servers !== null) await shutDown(state.servers, delay)
+  if (state.servers !== null) {
+    // A console `close` has stopped listening already: wait for the
+    // connections left, else drain.
+    const closed = serverList(state.servers).map(closedUntilIdle).filter((ended) => ended !== null)
+    await (closed.length !== 0 ? Promise.all(closed) : shutDown(state.servers, delay))
+  }
+  await flushLogs()
   process.exit(0)
 }
 

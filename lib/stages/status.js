@@ -93,9 +93,13 @@ function renderPage (page, req, result) {
     item('status-5xx', 'Server errors (5xx)', totals.status5xx) +
     item('error-rate', 'Error rate', totals.requests === 0 ? '0.00 %' : (100 * errors / totals.requests).toFixed(2) + ' %') +
     item('malformed', 'Malformed requests', totals.malformed) +
+    item('bytes-sent', 'Response body bytes sent', totals.bytesSent === null ? '-' : totals.bytesSent) +
+    item('connections', 'Open connections', totals.connections === null ? '-' : totals.connections) +
+    item('restarts', 'Worker restarts', result.primary ? count(result.primary.restarts) : '-') +
+    item('reloads', 'Reloads applied', result.primary ? count(result.primary.reloads && result.primary.reloads.applied) : '-') +
     item('handlers', 'Mods and script', page.handlers.length === 0 ? 'none' : escapeHtml(page.handlers.join(', '))) +
     '</dl><h2>Workers</h2><table><thead><tr><th>Slot</th><th>PID</th><th>Requests</th><th>4xx</th><th>5xx</th>' +
-    '<th>RSS</th><th>CPU time</th><th>CPU</th><th>Uptime</th></tr></thead><tbody>' +
+    '<th>RSS</th><th>CPU time</th><th>CPU</th><th>Uptime</th><th>Connections</th><th>Bytes sent</th></tr></thead><tbody>' +
     result.workers.map((worker) => workerRow(worker, now)).join('') +
     '</tbody></table><footer><em>' + escapeHtml(page.serverString) + '</em></footer></body></html>\n'
 }
@@ -105,10 +109,12 @@ function item (id, label, value) {
 }
 
 function sumWorkers (workers, now) {
-  const totals = { answered: 0, requests: 0, status4xx: 0, status5xx: 0, malformed: 0, rate: 0 }
+  const totals = { answered: 0, requests: 0, status4xx: 0, status5xx: 0, malformed: 0, rate: 0, bytesSent: null, connections: null }
   for (const { stats } of workers) {
     if (stats === null) continue
     totals.answered++
+    if (known(stats.bytesSent)) totals.bytesSent += count(stats.bytesSent)
+    if (known(stats.connections)) totals.connections += count(stats.connections)
     totals.requests += count(stats.requests)
     totals.status4xx += count(stats.status4xx)
     totals.status5xx += count(stats.status5xx)
@@ -124,7 +130,7 @@ function workerRow (worker, now) {
   const pid = worker.pid === null ? '-' : count(worker.pid)
   const { stats } = worker
   if (stats === null) {
-    return '<tr class="worker missing"><td>' + slot + '</td><td>' + pid + '</td><td colspan="7">did not answer</td></tr>'
+    return '<tr class="worker missing"><td>' + slot + '</td><td>' + pid + '</td><td colspan="9">did not answer</td></tr>'
   }
   const uptime = now - count(stats.started)
   const cpu = (count(stats.cpuUser) + count(stats.cpuSystem)) / 1000
@@ -132,7 +138,8 @@ function workerRow (worker, now) {
   return '<tr class="worker"><td>' + slot + '</td><td>' + pid + '</td><td>' + count(stats.requests) +
     '</td><td>' + count(stats.status4xx) + '</td><td>' + count(stats.status5xx) + '</td><td>' +
     formatBytes(count(stats.rss)) + '</td><td>' + (cpu / 1000).toFixed(2) + ' s</td><td>' + share +
-    '</td><td>' + formatDuration(uptime) + '</td></tr>'
+    '</td><td>' + formatDuration(uptime) + '</td><td>' + (known(stats.connections) ? count(stats.connections) : '-') +
+    '</td><td>' + (known(stats.bytesSent) ? count(stats.bytesSent) : '-') + '</td></tr>'
 }
 
 // Numbers come from other processes over IPC; whatever arrives is printed
@@ -140,6 +147,11 @@ function workerRow (worker, now) {
 function count (value) {
   const n = Number(value)
   return Number.isFinite(n) ? n : 0
+}
+
+// A worker that does not observe responses reports null.
+function known (value) {
+  return value !== null && value !== undefined
 }
 
 function formatBytes (bytes) {

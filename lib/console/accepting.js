@@ -1,0 +1,68 @@
+'use strict'
+
+const kClosed = Symbol('svr.closed')
+
+/**
+ * Console `close`: stop listening, as SVR.JS does, so new clients are
+ * refused outright; requests in flight finish, idle keep-alive connections
+ * are closed. The bound address is kept so that `open` comes back on the
+ * same one (an ephemeral port included).
+ * @param {import('node:net').Server} server
+ */
+function stopAccepting (server) {
+  if (server[kClosed] !== undefined || !server.listening) return
+  const address = server.address()
+  const ended = new Promise((resolve) => server.close(() => resolve()))
+  server[kClosed] = { address, ended }
+}
+
+/**
+ * Console `open`: listen again on the address given up by `close`.
+ * @param {import('node:net').Server} server
+ * @returns {Promise<void>}
+ */
+function resumeAccepting (server) {
+  const closed = server[kClosed]
+  if (closed === undefined) return Promise.resolve()
+  server[kClosed] = undefined
+  const spec = typeof closed.address === 'string'
+    ? { path: closed.address }
+    : { host: closed.address.address, port: closed.address.port }
+  return new Promise((resolve, reject) => {
+    function onError (err) {
+      server.removeListener('listening', onListening)
+      server[kClosed] = closed
+      reject(err)
+    }
+    function onListening () {
+      server.removeListener('error', onError)
+      resolve()
+    }
+    server.once('error', onError)
+    server.once('listening', onListening)
+    server.listen(spec)
+  })
+}
+
+/**
+ * @param {import('node:net').Server} server
+ * @returns {Promise<void>|null} while closed by the console: settles once
+ *   its last connection has ended; null when the server is listening
+ */
+function closedUntilIdle (server) {
+  const closed = server[kClosed]
+  if (closed === undefined) return null
+  // Answers still being written tell their clients not to come back.
+  server.svrDraining = true
+  return closed.ended
+}
+
+/**
+ * @param {{main: import('node:net').Server, plain: import('node:net').Server|null}} servers
+ * @returns {import('node:net').Server[]} every server of a worker (or of the single process)
+ */
+function serverList (servers) {
+  return servers.plain === null ? [servers.main] : [servers.main, servers.plain]
+}
+
+module.exports = { stopAccepting, resumeAccepting, closedUntilIdle, serverList }

@@ -1,0 +1,101 @@
+'use strict'
+
+const readline = require('node:readline')
+
+const HELP = [
+  'Commands:',
+  '  help                   this list',
+  '  mods                   the mods and serverSideScript.js in use',
+  '  block <ip|cidr> ...    refuse these clients (403) from now on',
+  '  unblock <ip|cidr> ...  lift a console block',
+  '  close                  stop accepting connections (requests in flight finish)',
+  '  open                   accept connections again',
+  '  restart                reload the configuration, mods and script, worker by worker',
+  '  stop                   finish requests in flight and exit',
+  '  clear                  clear the screen'
+]
+const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H'
+
+/**
+ * The interactive console of SVR.JS 3.x (§5.5) on a terminal: each command
+ * runs once, in the process that owns the workers, whatever their number.
+ * Under a service manager stdin is not a terminal and the same actions are
+ * signals (SIGHUP, SIGTERM, SIGUSR1).
+ * @param {{mods: () => string[], block: (args: string[]) => Promise<string[]>,
+ *   unblock: (args: string[]) => Promise<string[]>, close: () => string, open: () => Promise<string>|string,
+ *   restart: () => string, stop: () => void}} actions
+ * @param {{input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream}} [streams]
+ * @returns {readline.Interface|null} null when stdin is not a terminal
+ */
+function startConsole (actions, streams = {}) {
+  const input = streams.input || process.stdin
+  const output = streams.output || process.stdout
+  if (streams.input === undefined && !process.stdin.isTTY) return null
+  // Reading the terminal from a background job (`svr &`) would stop the
+  // whole server with SIGTTIN; ignored, the read fails instead and the
+  // console simply goes away.
+  if (input === process.stdin) process.on('SIGTTIN', noop)
+  // The terminal's own line editing (cooked mode) is enough, and leaves
+  // the log lines alone.
+  const lines = readline.createInterface({ input, terminal: false })
+  input.on('error', () => lines.close())
+  const say = (text) => output.write(text + '\n')
+  lines.on('line', (line) => {
+    runCommand(line, actions, say).catch((err) => say('error: ' + err.message))
+  })
+  return lines
+}
+
+function noop () {}
+
+/**
+ * @param {string} line as typed
+ * @param {object} actions see startConsole
+ * @param {(text: string) => void} say
+ * @returns {Promise<void>}
+ */
+async function runCommand (line, actions, say) {
+  const words = line.trim().split(/\s+/).filter(Boolean)
+  if (words.length === 0) return
+  const [command, ...args] = words
+  switch (command) {
+    case 'help':
+      say(HELP.join('\n'))
+      return
+    case 'mods':
+      say(formatMods(actions.mods()))
+      return
+    case 'block':
+    case 'unblock':
+      if (args.length === 0) {
+        say('usage: ' + command + ' <ip|cidr> [...]')
+        return
+      }
+      for (const text of await actions[command](args)) say(text)
+      return
+    case 'close':
+      say(actions.close())
+      return
+    case 'open':
+      say(await actions.open())
+      return
+    case 'restart':
+      say(actions.restart())
+      return
+    case 'stop':
+      actions.stop()
+      return
+    case 'clear':
+      say(CLEAR_SCREEN)
+      return
+    default:
+      say('unknown command: ' + command + ' (type "help")')
+  }
+}
+
+function formatMods (names) {
+  if (names.length === 0) return 'no mods and no serverSideScript.js loaded'
+  return names.map((name, i) => (i + 1) + '. ' + name).join('\n')
+}
+
+module.exports = { startConsole, runCommand, HELP }

@@ -1,0 +1,145 @@
+'use strict'
+
+const { escapeLogValue, escapeBareLogValue } = require('./escape')
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/**
+ * One finished request, as the access log sees it.
+ * @typedef {object} AccessEntry
+ * @property {string} address client address
+ * @property {string|null} user Basic-auth user name
+ * @property {number} time when the request arrived, ms since the epoch
+ * @property {string} method
+ * @property {string} target the request target as received
+ * @property {string} protocol e.g. "HTTP/1.1"
+ * @property {number} status
+ * @property {number} bytes body bytes sent
+ * @property {string|undefined} referer
+ * @property {string|undefined} userAgent
+ * @property {number} duration ms from arrival to the end of the response
+ * @property {string} requestId
+ * @property {string} worker the worker slot, or "single"
+ * @property {boolean} completed false when the connection closed before the response was complete
+ */
+
+// The CLF timestamp changes once a second; most lines in a busy second
+// share it.
+const clock = { second: -1, text: '' }
+
+/**
+ * @param {number} ms since the epoch
+ * @returns {string} e.g. "10/Oct/2000:13:55:36 +0000" (always UTC)
+ */
+function clfTime (ms) {
+  const second = Math.floor(ms / 1000)
+  if (second !== clock.second) {
+    const d = new Date(second * 1000)
+    clock.second = second
+    clock.text = pad(d.getUTCDate()) + '/' + MONTHS[d.getUTCMonth()] + '/' + d.getUTCFullYear() + ':' +
+      pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + ' +0000'
+  }
+  return clock.text
+}
+
+const isoClock = { second: -1, text: '' }
+
+/**
+ * @param {number} ms since the epoch
+ * @returns {string} as Date#toISOString, the date part worked out once a second
+ */
+function isoTime (ms) {
+  const second = Math.floor(ms / 1000)
+  if (second !== isoClock.second) {
+    isoClock.second = second
+    isoClock.text = new Date(second * 1000).toISOString().slice(0, 19)
+  }
+  const millis = ms - second * 1000
+  return isoClock.text + (millis < 10 ? '.00' : millis < 100 ? '.0' : '.') + millis + 'Z'
+}
+
+function pad (n) {
+  return n < 10 ? '0' + n : String(n)
+}
+
+function quoted (value) {
+  return value === undefined || value === '' ? '"-"' : '"' + escapeLogValue(value) + '"'
+}
+
+/**
+ * NCSA Combined Log Format, as Apache's "combined", with the request id as
+ * one more quoted field at the end (GoAccess and AWStats' combined parsers
+ * ignore what follows the User-Agent).
+ * @param {AccessEntry} entry
+ * @returns {string} one line, with its newline
+ */
+function formatCombined (entry) {
+  return escapeBareLogValue(entry.address || '-') + ' - ' +
+    (entry.user === null || entry.user === '' ? '-' : escapeBareLogValue(entry.user)) +
+    ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
+    entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
+    quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) + '\n'
+}
+
+function requestLine (entry) {
+  // A line the parser could not split (see logRejectedRequest) is kept whole.
+  if (entry.protocol === '') return escapeLogValue(entry.method)
+  return escapeLogValue(entry.method) + ' ' + escapeLogValue(entry.target) + ' ' + escapeLogValue(entry.protocol)
+}
+
+/**
+ * One JSON object per line. JSON.stringify already escapes quotes and
+ * control characters; U+2028/U+2029 are escaped too for line-based readers
+ * that treat them as line ends.
+ * @param {AccessEntry} entry
+ * @returns {string}
+ */
+function formatJson (entry) {
+  const line = JSON.stringify({
+    time: isoTime(entry.time),
+    address: entry.address,
+    user: entry.user === null ? null : received(entry.user),
+    method: entry.method,
+    target: received(entry.target),
+    protocol: entry.protocol,
+    status: entry.status,
+    bytes: entry.bytes,
+    referer: entry.referer === undefined ? null : received(entry.referer),
+    userAgent: entry.userAgent === undefined ? null : received(entry.userAgent),
+    duration: Math.round(entry.duration * 1000) / 1000,
+    requestId: entry.requestId,
+    worker: entry.worker,
+    completed: entry.completed
+  })
+  return escapeLineSeparators(line) + '\n'
+}
+
+const LINE_SEPARATORS = /[\u2028\u2029]/g
+const HIGH_LATIN1 = /[\x80-\xff]/
+const BEYOND_LATIN1 = /[\u0100-\uffff]/
+
+// Node hands over request bytes as latin1 characters; JSON is text, so
+// bytes that were UTF-8 are shown as the characters they encode (invalid
+// sequences as U+FFFD) rather than as mojibake.
+function received (value) {
+  if (!HIGH_LATIN1.test(value) || BEYOND_LATIN1.test(value)) return value
+  return Buffer.from(value, 'latin1').toString('utf8')
+}
+
+function escapeLineSeparators (line) {
+  return line.replace(LINE_SEPARATORS, (c) => c === '\u2028' ? '\\u2028' : '\\u2029')
+}
+
+const FORMATS = { combined: formatCombined, json: formatJson }
+
+/**
+ * @param {'combined'|'json'} name the `logFormat` value
+ * @returns {(entry: AccessEntry) => string}
+ */
+function accessFormatter (name) {
+  const format = FORMATS[name]
+  if (format === undefined) throw new TypeError('unknown log format: ' + name)
+  return format
+}
+
+module.exports = { accessFormatter, formatCombined, formatJson, clfTime, isoTime }

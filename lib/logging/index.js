@@ -1,0 +1,135 @@
+'use strict'
+
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { LineSink } = require('./sink')
+const { accessFormatter } = require('./format')
+const { setAccessLogState } = require('./access-log')
+const { setEventSink } = require('../log')
+
+const ACCESS_LOG = 'access.log'
+const ERROR_LOG = 'error.log'
+const REASONS = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'a component of the path is not a directory',
+  EISDIR: 'it is a directory',
+  ENOSPC: 'no space left on device'
+}
+
+// The sinks this process writes to; replaced as a whole on a reconfigure.
+const current = { access: null, events: null }
+let stdoutSink = null
+let exitHookInstalled = false
+
+/**
+ * @param {{config: object, configFile: string}} options runtime options
+ * @returns {string|null} the absolute log directory, null for stdout/stderr
+ */
+function logDirectory (options) {
+  const dir = options.config.logDirectory
+  if (dir === null || dir === undefined) return null
+  return path.resolve(path.dirname(options.configFile), dir)
+}
+
+/**
+ * Make sure the log directory exists and both log files can be appended
+ * to, so that a bad `logDirectory` stops the start with one clear line
+ * rather than failing in every worker later.
+ * @param {object} options runtime options
+ * @returns {Promise<void>}
+ * @throws {Error} with code SVR_ERR_LOG_DIRECTORY and a message naming the key and the path
+ */
+async function checkLogDirectory (options) {
+  const dir = logDirectory(options)
+  if (dir === null) return
+  let target = dir
+  try {
+    await fs.mkdir(dir, { recursive: true, mode: 0o750 })
+    for (const name of [ACCESS_LOG, ERROR_LOG]) {
+      target = path.join(dir, name)
+      const handle = await fs.open(target, 'a', 0o640)
+      await handle.close()
+    }
+  } catch (err) {
+    const failure = new Error('logDirectory: cannot write ' + target + ': ' + (REASONS[err.code] || err.message), { cause: err })
+    failure.code = 'SVR_ERR_LOG_DIRECTORY'
+    throw failure
+  }
+}
+
+/**
+ * Point this process's logs where the configuration says: the access log
+ * (workers and the single process) to stdout or access.log, event lines
+ * additionally to error.log. The previous files are closed once their
+ * queued lines are written.
+ * @param {object} options runtime options
+ * @param {{accessLog: boolean, worker?: string}} role accessLog: false in the primary
+ * @returns {Promise<void>}
+ */
+async function configureLogs (options, role) {
+  const { config } = options
+  const dir = logDirectory(options)
+  const next = { access: null, events: null }
+  if (dir !== null) {
+    next.events = new LineSink({ file: path.join(dir, ERROR_LOG), onError: reportSinkError })
+    if (role.accessLog && config.enableLogging) {
+      next.access = new LineSink({ file: path.join(dir, ACCESS_LOG), onError: reportSinkError })
+    }
+    await Promise.all([next.events.open(), next.access === null ? null : next.access.open()])
+  } else if (role.accessLog && config.enableLogging) {
+    next.access = standardOutput()
+  }
+  const previous = { ...current }
+  Object.assign(current, next)
+  setEventSink(next.events)
+  setAccessLogState({
+    sink: next.access,
+    format: next.access === null ? null : accessFormatter(config.logFormat),
+    worker: role.worker || 'single'
+  })
+  installExitHook()
+  for (const sink of [previous.access, previous.events]) {
+    if (sink !== null && sink !== stdoutSink && sink !== current.access && sink !== current.events) sink.close()
+  }
+}
+
+function standardOutput () {
+  if (stdoutSink === null) stdoutSink = new LineSink({ fd: 1, onError: reportSinkError })
+  return stdoutSink
+}
+
+function reportSinkError (err) {
+  // Straight to stderr: the event log may be the very thing failing.
+  process.stderr.write('svr: log write failed: ' + err.message + '\n')
+}
+
+/**
+ * Reopen the log files under their names (SIGUSR1, after logrotate).
+ * @returns {Promise<boolean>} whether this process writes any log file
+ */
+async function reopenLogs () {
+  const sinks = [current.access, current.events].filter((sink) => sink !== null && sink !== stdoutSink)
+  await Promise.all(sinks.map((sink) => sink.reopen()))
+  return sinks.length !== 0
+}
+
+/**
+ * @returns {Promise<void>} settles once every queued line is written
+ */
+function flushLogs () {
+  const sinks = [current.access, current.events].filter((sink) => sink !== null)
+  return Promise.all(sinks.map((sink) => sink.flushed())).then(() => {})
+}
+
+// A crash exits at once; the lines of the requests before it still count.
+function installExitHook () {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.on('exit', () => {
+    for (const sink of [current.access, current.events]) if (sink !== null) sink.flushSync()
+  })
+}
+
+module.exports = { checkLogDirectory, configureLogs, reopenLogs, flushLogs, logDirectory, ACCESS_LOG, ERROR_LOG }

@@ -1,0 +1,210 @@
+'use strict'
+
+const fs = require('node:fs')
+
+// Several processes append to the same file or pipe. A write of whole lines
+// lands in one piece: in a file opened for appending, any single write()
+// does; in a pipe, one of at most PIPE_BUF (4096) bytes does.
+const FILE_BATCH_BYTES = 65536
+const PIPE_BATCH_BYTES = 4096
+// When the disk or the journal cannot keep up, lines wait in memory up to
+// this much; beyond it they are dropped (and counted) rather than letting a
+// stuck log take the worker down.
+const MAX_PENDING_BYTES = 16 * 1024 * 1024
+const RETRY_MS = 20
+
+/**
+ * A buffered, append-only line writer on a file descriptor. Lines written
+ * in one tick go out together in one `write()`, off the event loop's
+ * thread; there is never more than one write in flight, so lines keep their
+ * order. A file can be reopened (after logrotate renamed it) without losing
+ * or splitting a line.
+ */
+class LineSink {
+  /**
+   * @param {{file?: string, fd?: number, onError?: (err: Error) => void}} target
+   *   a file to open with O_APPEND, or an inherited descriptor (1 or 2)
+   */
+  constructor (target) {
+    this.file = target.file === undefined ? null : target.file
+    this.fd = target.fd === undefined ? -1 : target.fd
+    this.batchBytes = this.file === null ? PIPE_BATCH_BYTES : FILE_BATCH_BYTES
+    this.onError = target.onError || noop
+    this.pending = []
+    this.pendingBytes = 0
+    this.writing = false
+    this.scheduled = false
+    this.retired = []
+    this.dropped = 0
+    this.lastErrorCode = null
+    this.idleWaiters = []
+    this.flushNow = () => {
+      this.scheduled = false
+      this.flush()
+    }
+  }
+
+  /**
+   * Open the file (a descriptor target is ready as it is).
+   * @returns {Promise<void>}
+   */
+  async open () {
+    if (this.file === null) return
+    this.fd = await openAppend(this.file)
+  }
+
+  /**
+   * Queue one line (with its newline).
+   * @param {string} line
+   */
+  write (line) {
+    if (this.pendingBytes + line.length > MAX_PENDING_BYTES) {
+      this.dropped++
+      return
+    }
+    this.pending.push(line)
+    this.pendingBytes += line.length
+    if (!this.scheduled && !this.writing) {
+      this.scheduled = true
+      setImmediate(this.flushNow)
+    }
+  }
+
+  flush () {
+    if (this.writing || this.pending.length === 0 || this.fd === -1) {
+      if (!this.writing && this.pending.length === 0) this.settleIdle()
+      return
+    }
+    const text = this.takeBatch()
+    this.writing = true
+    this.writeBuffer(Buffer.from(text))
+  }
+
+  // Whole lines up to the batch size; a single longer line goes alone.
+  takeBatch () {
+    let count = 0
+    let bytes = 0
+    while (count < this.pending.length) {
+      const size = this.pending[count].length
+      if (count !== 0 && bytes + size > this.batchBytes) break
+      bytes += size
+      count++
+    }
+    const lines = count === this.pending.length ? this.pending : this.pending.slice(0, count)
+    this.pending = count === this.pending.length ? [] : this.pending.slice(count)
+    this.pendingBytes -= bytes
+    return count === 1 ? lines[0] : lines.join('')
+  }
+
+  writeBuffer (buffer) {
+    const fd = this.fd
+    fs.write(fd, buffer, 0, buffer.length, null, (err, written) => {
+      if (err && err.code === 'EAGAIN') {
+        setTimeout(() => this.writeBuffer(buffer), RETRY_MS).unref()
+        return
+      }
+      if (err) {
+        this.report(err)
+      } else if (written < buffer.length) {
+        this.writeBuffer(buffer.subarray(written))
+        return
+      }
+      this.writing = false
+      this.closeRetired()
+      if (this.dropped !== 0) this.reportDropped()
+      this.flush()
+    })
+  }
+
+  report (err) {
+    // One message per kind of failure, not one per batch.
+    if (err.code === this.lastErrorCode) return
+    this.lastErrorCode = err.code
+    this.onError(err)
+  }
+
+  reportDropped () {
+    const err = new Error(this.dropped + ' log line(s) dropped: the log destination is not keeping up')
+    err.code = 'SVR_LOG_DROPPED'
+    this.dropped = 0
+    this.lastErrorCode = null
+    this.onError(err)
+  }
+
+  /**
+   * Open the file again under its name (logrotate has renamed the old one)
+   * and switch to it. A write in flight finishes in the old file, which is
+   * closed after it; every later line goes to the new one.
+   * @returns {Promise<void>}
+   */
+  async reopen () {
+    if (this.file === null) return
+    const fd = await openAppend(this.file)
+    if (this.fd !== -1) this.retired.push(this.fd)
+    this.fd = fd
+    this.lastErrorCode = null
+    if (!this.writing) this.closeRetired()
+    this.flush()
+  }
+
+  closeRetired () {
+    for (const fd of this.retired) fs.close(fd, noop)
+    this.retired.length = 0
+  }
+
+  settleIdle () {
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const resolve of waiters) resolve()
+  }
+
+  /**
+   * @returns {Promise<void>} settles once every queued line is written
+   */
+  flushed () {
+    if (!this.writing && this.pending.length === 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve)
+      if (!this.writing && !this.scheduled) this.flush()
+    })
+  }
+
+  /**
+   * Last resort when the process exits at once (a crash): write what is
+   * still queued synchronously.
+   */
+  flushSync () {
+    if (this.pending.length === 0 || this.fd === -1) return
+    const text = this.pending.join('')
+    this.pending = []
+    this.pendingBytes = 0
+    try {
+      fs.writeSync(this.fd, text)
+    } catch {
+      // Exiting anyway; there is nobody left to tell.
+    }
+  }
+
+  /**
+   * Close the file after the queued lines are written.
+   * @returns {Promise<void>}
+   */
+  async close () {
+    await this.flushed()
+    if (this.file !== null && this.fd !== -1) {
+      const fd = this.fd
+      this.fd = -1
+      await new Promise((resolve) => fs.close(fd, () => resolve()))
+    }
+  }
+}
+
+function noop () {}
+
+function openAppend (file) {
+  return new Promise((resolve, reject) => {
+    fs.open(file, 'a', 0o640, (err, fd) => err ? reject(err) : resolve(fd))
+  })
+}
+
+module.exports = { LineSink, MAX_PENDING_BYTES }

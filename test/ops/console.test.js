@@ -1,0 +1,113 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { makeSite, startSvr } = require('../helpers/server')
+const { request } = require('../helpers/http')
+const { startSvrOnTty, hasScript, freePort } = require('../helpers/tty')
+
+const noScript = !hasScript() && !process.env.CI && 'util-linux "script" is needed to give svr a terminal'
+
+describe('console on a terminal', { skip: noScript }, () => {
+  it('should run each command once, whatever the number of workers', async (t) => {
+    const port = await freePort()
+    const site = await makeSite(t, { port: '127.0.0.1:' + port, workers: 2, stateDirectory: 'state' })
+    const configBefore = await fs.readFile(site.configFile, 'utf8')
+    const stateFile = path.join(site.dir, 'state', 'blocklist.json')
+    const svr = await startSvrOnTty(t, site.configFile)
+    const get = () => request(port, '/')
+
+    let mark = svr.output.length
+    svr.type('help')
+    await svr.waitFor(/unblock <ip\|cidr>/, 5000, mark)
+    await svr.waitFor(/clear the screen/, 5000, mark)
+    assert.equal(svr.output.slice(mark).split('Commands:').length - 1, 1, 'help printed once')
+
+    mark = svr.output.length
+    svr.type('block 127.0.0.1')
+    await svr.waitFor(/blocked: 127\.0\.0\.1/, 5000, mark)
+    assert.equal(svr.output.slice(mark).split('blocked: 127.0.0.1').length - 1, 1)
+    // Both workers refuse it: several connections, spread over them.
+    for (let i = 0; i < 6; i++) assert.equal((await get()).status, 403)
+    assert.deepEqual(JSON.parse(await fs.readFile(stateFile, 'utf8')).blocked, ['127.0.0.1'])
+
+    mark = svr.output.length
+    svr.type('unblock 127.0.0.1')
+    await svr.waitFor(/unblocked: 127\.0\.0\.1/, 5000, mark)
+    for (let i = 0; i < 6; i++) assert.equal((await get()).status, 200)
+    assert.deepEqual(JSON.parse(await fs.readFile(stateFile, 'utf8')).blocked, [])
+
+    mark = svr.output.length
+    svr.type('block not-an-address')
+    await svr.waitFor(/not blocked: not-an-address/, 5000, mark)
+
+    mark = svr.output.length
+    svr.type('close')
+    await svr.waitFor(/closed: new connections are refused/, 5000, mark)
+    await waitFor(async () => (await get().catch((err) => err)).code === 'ECONNREFUSED', 'connections still accepted after close')
+    svr.type('open')
+    await svr.waitFor(/open: accepting connections/, 5000, mark)
+    await waitFor(async () => (await get().catch(() => ({}))).status === 200, 'not accepting after open')
+
+    const oldPids = [...svr.workerPids().values()]
+    mark = svr.output.length
+    svr.type('restart')
+    await svr.waitFor(/reload applied: 2 worker\(s\)/, 20000, mark)
+    const newPids = [...svr.workerPids().values()]
+    assert.equal(newPids.length, 2)
+    for (const pid of newPids) assert.ok(!oldPids.includes(pid), 'worker ' + pid + ' is new')
+    assert.equal((await get()).status, 200)
+
+    svr.type('stop')
+    const exit = await svr.exited
+    assert.equal(exit.code, 0)
+    assert.match(svr.output, /shutting down on console "stop"/)
+    assert.equal(await fs.readFile(site.configFile, 'utf8'), configBefore, 'config.json is never written')
+  })
+})
+
+describe('console in --single-threaded mode', { skip: noScript }, () => {
+  it('should block, close, open and stop the one process', async (t) => {
+    const port = await freePort()
+    const site = await makeSite(t, { port: '127.0.0.1:' + port })
+    const svr = await startSvrOnTty(t, site.configFile, ['--single-threaded'])
+    let mark = svr.output.length
+    svr.type('block 127.0.0.1')
+    await svr.waitFor(/blocked: 127\.0\.0\.1/, 5000, mark)
+    await svr.waitFor(/"stateDirectory" is not set/, 5000, mark)
+    assert.equal((await request(port, '/')).status, 403)
+    svr.type('unblock 127.0.0.1')
+    await svr.waitFor(/unblocked: 127\.0\.0\.1/, 5000, mark)
+    assert.equal((await request(port, '/')).status, 200)
+    mark = svr.output.length
+    svr.type('close')
+    await svr.waitFor(/closed: /, 5000, mark)
+    await assert.rejects(request(port, '/'), { code: 'ECONNREFUSED' })
+    svr.type('open')
+    await svr.waitFor(/open: accepting connections/, 5000, mark)
+    assert.equal((await request(port, '/')).status, 200)
+    svr.type('stop')
+    assert.equal((await svr.exited).code, 0)
+  })
+})
+
+describe('console blocks kept in stateDirectory', () => {
+  it('should apply the saved list at start, without a terminal', async (t) => {
+    const site = await makeSite(t, { workers: 1, stateDirectory: 'state' })
+    await fs.mkdir(path.join(site.dir, 'state'))
+    await fs.writeFile(path.join(site.dir, 'state', 'blocklist.json'), JSON.stringify({ blocked: ['127.0.0.0/8', 'junk'] }))
+    const svr = await startSvr(t, site.configFile)
+    assert.equal((await request(svr.port, '/')).status, 403)
+    assert.match(svr.output, /skipping "junk"/)
+  })
+})
+
+async function waitFor (check, message, timeout = 5000) {
+  const deadline = Date.now() + timeout
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(message)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}

@@ -1,0 +1,158 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const fc = require('fast-check')
+const { escapeLogValue, escapeBareLogValue } = require('../../lib/logging/escape')
+const { formatCombined, formatJson, clfTime, isoTime, accessFormatter } = require('../../lib/logging/format')
+const { acceptableRequestId, newRequestId } = require('../../lib/logging/request-id')
+const { parseCombined, unescapeLogValue } = require('../helpers/access-log')
+
+function entry (fields = {}) {
+  return {
+    address: '192.0.2.7',
+    user: null,
+    time: Date.UTC(2000, 9, 10, 13, 55, 36),
+    method: 'GET',
+    target: '/apache_pb.gif',
+    protocol: 'HTTP/1.0',
+    status: 200,
+    bytes: 2326,
+    referer: 'http://www.example.com/start.html',
+    userAgent: 'Mozilla/4.08 [en] (Win98; I ;Nav)',
+    duration: 1.25,
+    requestId: 'id-1',
+    worker: '1',
+    completed: true,
+    ...fields
+  }
+}
+
+describe('escapeLogValue', () => {
+  it('should leave printable ASCII without quotes or backslashes alone', () => {
+    const plain = 'Mozilla/5.0 (X11; Linux x86_64) <a href=\'x\'>{}</a>'
+    assert.equal(escapeLogValue(plain), plain)
+  })
+
+  it('should write quotes, backslashes, control and non-ASCII bytes as \\xHH', () => {
+    assert.equal(escapeLogValue('a"b\\c\nd\r\x1b[31m\x7f\xe9\t'), 'a\\x22b\\x5Cc\\x0Ad\\x0D\\x1B[31m\\x7F\\xE9\\x09')
+  })
+
+  it('should write characters beyond latin1 as their UTF-8 bytes', () => {
+    assert.equal(escapeLogValue('\u20ac\u{1F600}'), '\\xE2\\x82\\xAC\\xF0\\x9F\\x98\\x80')
+  })
+
+  it('should escape spaces in an unquoted field', () => {
+    assert.equal(escapeBareLogValue('John Doe'), 'John\\x20Doe')
+    assert.equal(escapeLogValue('John Doe'), 'John Doe')
+  })
+
+  it('should be undone exactly for any latin1 string, and never contain a quote or a line end', () => {
+    fc.assert(fc.property(fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)) }), (value) => {
+      const escaped = escapeLogValue(value)
+      assert.match(escaped, /^[\x20-\x7e]*$/)
+      assert.ok(!escaped.includes('"'))
+      assert.equal(unescapeLogValue(escaped), value)
+    }))
+  })
+})
+
+describe('formatCombined', () => {
+  it('should write Apache\'s combined format with the request id last', () => {
+    assert.equal(formatCombined(entry()),
+      '192.0.2.7 - - [10/Oct/2000:13:55:36 +0000] "GET /apache_pb.gif HTTP/1.0" 200 2326 ' +
+      '"http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)" "id-1"\n')
+  })
+
+  it('should write "-" for absent headers, no user and no body', () => {
+    const line = formatCombined(entry({ referer: undefined, userAgent: '', bytes: 0, status: 304 }))
+    assert.match(line, / 304 - "-" "-" "id-1"\n$/)
+  })
+
+  it('should keep a hostile request inside its fields', () => {
+    const line = formatCombined(entry({
+      user: 'eve" 200',
+      target: '/x" 200 1 "-" "-"\n127.0.0.1 - - [',
+      userAgent: '" "forged'
+    }))
+    assert.equal(line.split('\n').length, 2)
+    const fields = parseCombined(line.slice(0, -1))
+    assert.equal(fields.request, 'GET /x" 200 1 "-" "-"\n127.0.0.1 - - [ HTTP/1.0')
+    assert.equal(fields.userAgent, '" "forged')
+    assert.equal(fields.user, 'eve\\x22\\x20200')
+    assert.equal(fields.status, 200)
+  })
+})
+
+describe('clfTime', () => {
+  it('should write the time in UTC as dd/Mon/yyyy:HH:MM:SS +0000', () => {
+    assert.equal(clfTime(Date.UTC(2024, 0, 2, 3, 4, 5, 999)), '02/Jan/2024:03:04:05 +0000')
+    assert.equal(clfTime(Date.UTC(2024, 11, 31, 23, 59, 59)), '31/Dec/2024:23:59:59 +0000')
+  })
+})
+
+describe('isoTime', () => {
+  it('should match Date#toISOString', () => {
+    for (const ms of [0, 5, 42, 999, 1000, Date.UTC(2024, 1, 29, 23, 59, 59, 7), Date.now()]) {
+      assert.equal(isoTime(ms), new Date(ms).toISOString())
+    }
+  })
+})
+
+describe('formatJson', () => {
+  it('should write one JSON object per line with every field', () => {
+    const line = formatJson(entry({ userAgent: Buffer.from('caf\u00e9').toString('latin1') }))
+    assert.equal(line.indexOf('\n'), line.length - 1)
+    const parsed = JSON.parse(line)
+    assert.deepEqual(parsed, {
+      time: '2000-10-10T13:55:36.000Z',
+      address: '192.0.2.7',
+      user: null,
+      method: 'GET',
+      target: '/apache_pb.gif',
+      protocol: 'HTTP/1.0',
+      status: 200,
+      bytes: 2326,
+      referer: 'http://www.example.com/start.html',
+      userAgent: 'caf\u00e9',
+      duration: 1.25,
+      requestId: 'id-1',
+      worker: '1',
+      completed: true
+    })
+  })
+
+  it('should escape line separators that line-based readers split on', () => {
+    const line = formatJson(entry({ target: '/a\u2028b\u2029c\nd' }))
+    assert.equal(line.split(/[\n\u2028\u2029]/).length, 2)
+    assert.equal(JSON.parse(line).target, '/a\u2028b\u2029c\nd')
+  })
+})
+
+describe('accessFormatter', () => {
+  it('should pick the formatter once by name and refuse unknown names', () => {
+    assert.equal(accessFormatter('combined'), formatCombined)
+    assert.equal(accessFormatter('json'), formatJson)
+    assert.throws(() => accessFormatter('common'), /unknown log format/)
+  })
+})
+
+describe('request ids', () => {
+  it('should generate distinct UUIDs', () => {
+    const ids = new Set(Array.from({ length: 1000 }, newRequestId))
+    assert.equal(ids.size, 1000)
+    for (const id of ids) assert.match(id, /^[0-9a-f-]{36}$/)
+  })
+
+  it('should accept only short ids of safe characters from a proxy', () => {
+    assert.equal(acceptableRequestId('abc-123_x.y:z'), 'abc-123_x.y:z')
+    assert.equal(acceptableRequestId('a'.repeat(128)), 'a'.repeat(128))
+    assert.equal(acceptableRequestId('a'.repeat(129)), null)
+    assert.equal(acceptableRequestId(''), null)
+    assert.equal(acceptableRequestId('a b'), null)
+    assert.equal(acceptableRequestId('a"b'), null)
+    assert.equal(acceptableRequestId('a\nb'), null)
+    assert.equal(acceptableRequestId(undefined), null)
+    assert.equal(acceptableRequestId(['a', 'b']), null)
+  })
+})

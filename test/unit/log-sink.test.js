@@ -1,0 +1,77 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const { readFileSync } = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { LineSink } = require('../../lib/logging/sink')
+
+async function tempDir (t) {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-sink-'))
+  t.after(() => fs.rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+describe('LineSink', () => {
+  it('should append lines in order and settle flushed() once they are written', async (t) => {
+    const file = path.join(await tempDir(t), 'access.log')
+    await fs.writeFile(file, 'existing\n')
+    const sink = new LineSink({ file })
+    await sink.open()
+    for (let i = 0; i < 5000; i++) sink.write('line ' + i + '\n')
+    await sink.flushed()
+    const lines = (await fs.readFile(file, 'utf8')).trimEnd().split('\n')
+    assert.equal(lines.length, 5001)
+    assert.equal(lines[0], 'existing')
+    lines.slice(1).forEach((line, i) => assert.equal(line, 'line ' + i))
+    await sink.close()
+  })
+
+  it('should not write on the caller\'s tick', async (t) => {
+    const file = path.join(await tempDir(t), 'access.log')
+    const sink = new LineSink({ file })
+    await sink.open()
+    sink.write('one\n')
+    assert.equal(readFileSync(file, 'utf8'), '')
+    await sink.flushed()
+    assert.equal(await fs.readFile(file, 'utf8'), 'one\n')
+    await sink.close()
+  })
+
+  it('should switch to a new file on reopen without losing or splitting a line', async (t) => {
+    const dir = await tempDir(t)
+    const file = path.join(dir, 'access.log')
+    const sink = new LineSink({ file })
+    await sink.open()
+    const total = 20000
+    let written = 0
+    const writeSome = (n) => { for (let i = 0; i < n; i++) sink.write('line ' + written++ + ' ' + 'x'.repeat(50) + '\n') }
+    writeSome(5000)
+    await new Promise((resolve) => setImmediate(resolve))
+    await fs.rename(file, file + '.1')
+    const reopened = sink.reopen()
+    writeSome(5000)
+    await reopened
+    writeSome(total - written)
+    await sink.flushed()
+    const old = (await fs.readFile(file + '.1', 'utf8')).split('\n').filter(Boolean)
+    const fresh = (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean)
+    const all = old.concat(fresh)
+    assert.equal(all.length, total)
+    all.forEach((line, i) => assert.equal(line, 'line ' + i + ' ' + 'x'.repeat(50)))
+    assert.ok(fresh.length >= total - 10000, 'lines after the reopen are in the new file')
+    await sink.close()
+  })
+
+  it('should report a write failure once, not once per batch', async (t) => {
+    const errors = []
+    const sink = new LineSink({ fd: 987654, onError: (err) => errors.push(err.code) })
+    for (let round = 0; round < 3; round++) {
+      sink.write('x\n')
+      await sink.flushed()
+    }
+    assert.deepEqual(errors, ['EBADF'])
+  })
+})
