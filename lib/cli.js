@@ -15,7 +15,8 @@ Options:
   -h, --help          print this help and exit
   -v, --version       print the version and exit
 
-Signals: SIGTERM/SIGINT drain and stop, SIGHUP reloads the configuration.
+Signals: SIGTERM/SIGINT drain and stop, SIGHUP reloads the configuration,
+SIGUSR1 reopens the log files.
 `
 
 // SVR.JS accepted DOS-style help switches, and 4.x added two flags that

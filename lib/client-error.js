@@ -2,9 +2,12 @@
 
 const { reasonPhrase } = require('./respond')
 const { countMalformed } = require('./stats')
+const { logRejectedRequest } = require('./logging/access-log')
 
 // nginx answers a request line longer than its header buffer (8 KiB) with 414.
 const MAX_REQUEST_LINE = 8192
+// A refused line is logged up to this length, so a scanner cannot fill the log.
+const MAX_LOGGED_LINE = 2048
 // token SP request-target SP HTTP-version (RFC 9112 §3)
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^ ]+ HTTP\/\d\.\d$/
 
@@ -33,8 +36,9 @@ function answerClientError (err, socket, serverString) {
   if (status === 431 && requestLineTooLong(err.rawPacket)) status = 414
   // llhttp calls anything before the first space a method: a line that is
   // not "METHOD target HTTP/x.y" at all is a bad request, not a bad method.
-  if (status === 405 && !looksLikeRequestLine(err.rawPacket, err.bytesParsed)) status = 400
-  afterPendingResponses(socket, status, serverString)
+  const line = lineAt(err.rawPacket, err.bytesParsed)
+  if (status === 405 && !looksLikeRequestLine(line)) status = 400
+  afterPendingResponses(socket, status, serverString, line)
 }
 
 /**
@@ -54,7 +58,7 @@ function answerTlsClientError (err, tlsSocket, serverString) {
     return
   }
   countMalformed()
-  raw.end(rawPage(497, serverString))
+  raw.end(rawPage(497, serverString).text)
 }
 
 /**
@@ -67,48 +71,58 @@ function answerConnectRefused (socket, serverString) {
     socket.destroy()
     return
   }
-  socket.end(rawPage(501, serverString))
+  socket.end(rawPage(501, serverString).text)
 }
 
 // Node attaches the response being written to the socket (a private but
 // long-stable field) and attaches the next pipelined one when it finishes.
 // Writing the error page and closing before they are done would cut off
 // answers to requests that were perfectly valid.
-function afterPendingResponses (socket, status, serverString) {
+function afterPendingResponses (socket, status, serverString, line) {
   const pending = socket._httpMessage
   if (pending) {
-    pending.once('close', () => afterPendingResponses(socket, status, serverString))
+    pending.once('close', () => afterPendingResponses(socket, status, serverString, line))
     return
   }
   if (!socket.writable) {
     socket.destroy()
     return
   }
-  socket.end(rawPage(status, serverString))
+  const page = rawPage(status, serverString)
+  logRejectedRequest(socket, status, line === null ? null : line.slice(0, MAX_LOGGED_LINE), page.bodyBytes)
+  socket.end(page.text)
 }
 
 function rawPage (status, serverString) {
   const title = status + ' ' + reasonPhrase(status)
   const body = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>' + title +
     '</title></head><body><h1>' + title + '</h1></body></html>\n'
-  return 'HTTP/1.1 ' + title + '\r\n' +
+  const bodyBytes = Buffer.byteLength(body)
+  const text = 'HTTP/1.1 ' + title + '\r\n' +
     'Server: ' + serverString + '\r\n' +
     'Content-Type: text/html; charset=utf-8\r\n' +
-    'Content-Length: ' + Buffer.byteLength(body) + '\r\n' +
+    'Content-Length: ' + bodyBytes + '\r\n' +
     (status === 405 ? 'Allow: GET, HEAD, OPTIONS\r\n' : '') +
     'Connection: close\r\n\r\n' + body
+  return { text, bodyBytes }
 }
 
 // The packet may start with earlier pipelined requests; the parser stopped
-// inside the method token, so the line starts after the last line break.
-function looksLikeRequestLine (packet, offset) {
-  if (!Buffer.isBuffer(packet)) return false
+// inside the refused line, so it starts after the last line break before
+// that point.
+function lineAt (packet, offset) {
+  if (!Buffer.isBuffer(packet)) return null
   const at = Number.isInteger(offset) ? Math.min(Math.max(offset, 0), packet.length) : 0
   const start = at === 0 ? 0 : packet.lastIndexOf(10 /* \n */, at - 1) + 1
   let end = packet.indexOf('\r\n', start)
   if (end === -1) end = packet.length
-  if (end - start > MAX_REQUEST_LINE + 64) return true
-  return REQUEST_LINE.test(packet.toString('latin1', start, end))
+  return packet.toString('latin1', start, end)
+}
+
+function looksLikeRequestLine (line) {
+  if (line === null) return false
+  if (line.length > MAX_REQUEST_LINE + 64) return true
+  return REQUEST_LINE.test(line)
 }
 
 function requestLineTooLong (packet) {

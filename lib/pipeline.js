@@ -164,7 +164,7 @@ function runStages (stages, start, req, res, ctx, unanswered) {
 }
 
 function fail (req, res, ctx, err) {
-  ctx.shared.log.error(req.method + ' ' + ctx.originalUrl + ' failed:', err)
+  ctx.shared.log.error('request ' + ctx.requestId + ': ' + req.method + ' ' + ctx.originalUrl + ' failed:', err)
   ctx.shared.respond.sendError(req, res, 500, { error: err })
 }
 

@@ -140,8 +140,10 @@ describe('failed-login throttle across workers', () => {
   }
 
   it('should spread new connections over both workers', async () => {
+    // The kernel hands each new connection to whichever worker accepts
+    // first, so it may take a few before both have had one.
     const pids = new Set()
-    for (let i = 0; i < 6; i++) pids.add((await request(port, '/pid', { agent: false })).body)
+    for (let i = 0; i < 100 && pids.size < 2; i++) pids.add((await request(port, '/pid', { agent: false })).body)
     assert.equal(pids.size, 2)
   })
 

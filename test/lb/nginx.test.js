@@ -174,6 +174,12 @@ describe('behind nginx as load balancer', () => {
     const res = await get(nginxPort, '/who', false)
     assert.equal(res.status, 200)
     assert.equal(res.body.split(' ')[0], CLIENT_ADDRESS)
+    // nginx's $request_id (32 hex digits) is adopted from the trusted proxy,
+    // sent back, and written to svr's access log with the client's address.
+    const id = res.headers['x-request-id']
+    assert.match(id || '', /^[0-9a-f]{32}$/)
+    const logged = await Promise.any(svrs.map(({ svr }) => svr.waitFor(new RegExp('^(\\S+) .*"GET /who HTTP/1\\.[01]" 200 .*"' + id + '"$', 'm'), 5000)))
+    assert.equal(logged[1], CLIENT_ADDRESS)
   })
 
   it('reloading both instances one after the other fails no request', async (t) => {

@@ -192,6 +192,28 @@ describe('access log as JSON lines on stdout', () => {
   })
 })
 
+describe('requests the parser refuses', () => {
+  it('should get an access-log line with the status they were answered', async (t) => {
+    const site = await makeSite(t, { workers: 1, logFormat: 'json' })
+    const svr = await startSvr(t, site.configFile)
+    const bad = await rawRequest(svr.port, 'GET /x\x01y HTTP/1.1\r\nHost: a\r\n\r\n')
+    assert.equal(bad.status, 400)
+    const long = await rawRequest(svr.port, 'GET /' + 'a'.repeat(20000) + ' HTTP/1.1\r\nHost: a\r\n\r\n')
+    assert.equal(long.status, 414)
+    const entries = []
+    await svr.waitFor(/"status":414/)
+    for (const line of svr.output.split('\n')) {
+      if (line.startsWith('{')) entries.push(JSON.parse(line))
+    }
+    const refused = entries.filter((entry) => entry.status === 400 || entry.status === 414)
+    assert.equal(refused.length, 2, svr.output)
+    assert.equal(refused[0].address, '127.0.0.1')
+    assert.equal(refused[0].bytes, Buffer.byteLength(bad.body, 'latin1'))
+    // A long line is cut in the log, so a scanner cannot fill it.
+    assert.ok(refused[1].target.length < 2100, 'logged target of ' + refused[1].target.length + ' chars')
+  })
+})
+
 describe('request ids', () => {
   it('should send a fresh id with every response, ignore an untrusted client\'s, and show it on 5xx pages', async (t) => {
     const site = await makeSite(t, { workers: 1, enableLogging: false }, { 'index.html': 'ok' })
