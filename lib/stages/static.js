@@ -1,5 +1,6 @@
 'use strict'
 
+const fs = require('node:fs/promises')
 const send = require('send')
 const { statOnce } = require('../context')
 const { compileCacheControl } = require('../static/cache-control')
@@ -67,7 +68,7 @@ function createStaticStage (options, shared) {
     stream.send(file, stat)
   }
 
-  async function serveFile (req, res, urlPath, file, stat) {
+  async function serveFile (req, res, urlPath, file, stat, statCached) {
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const cacheControl = cacheControlFor === null ? null : cacheControlFor(urlPath)
     if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
@@ -81,6 +82,16 @@ function createStaticStage (options, shared) {
         const coding = sidecar === null ? CODINGS[codings[0]] : sidecar.coding
         const status = await sendCoded(req, res, { coding, file, stat, sidecar, contentType, etag: etags })
         if (status !== 0) fail(req, res, status, null, cacheControl !== null)
+        return
+      }
+    }
+    if (statCached) {
+      // send's Content-Length and read range come from the stats: cached
+      // ones may describe a file replaced since, so the stream gets fresh ones.
+      try {
+        stat = await fs.stat(file)
+      } catch (err) {
+        fail(req, res, statusForFsError(err), err, cacheControl !== null)
         return
       }
     }
@@ -120,7 +131,7 @@ function createStaticStage (options, shared) {
       fail(req, res, refusal, null, false)
       return true
     }
-    await serveFile(req, res, urlPath, file, fileStat)
+    await serveFile(req, res, urlPath, file, fileStat, file === ctx.fsPath && ctx.statCached)
     return true
   }
 }
