@@ -1,7 +1,10 @@
 'use strict'
 
 const fs = require('node:fs/promises')
+const path = require('node:path')
+const mime = require('mime-types')
 const send = require('send')
+const { createFileBodyCache } = require('../cache/file-body-cache')
 const { statOnce } = require('../context')
 const { compileCacheControl } = require('../static/cache-control')
 const { sendCoded } = require('../static/coded-response')
@@ -35,6 +38,7 @@ function createStaticStage (options, shared) {
   const mayFollow = createSymlinkPolicy(config.followSymlinks, config.wwwroot)
   const compression = createCompression(config, mayFollow)
   const findIndex = createIndexFinder(INDEX_FILES)
+  const bodies = createFileBodyCache()
   const etags = config.enableETag
   // send's `public, max-age=0` and weak ETag stay off: the stage sets
   // Cache-Control from the rules and a strong ETag itself. Index files and
@@ -68,7 +72,7 @@ function createStaticStage (options, shared) {
     stream.send(file, stat)
   }
 
-  async function serveFile (req, res, urlPath, file, stat, statCached) {
+  async function serveFile (req, res, urlPath, file, stat, statCached, held) {
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const cacheControl = cacheControlFor === null ? null : cacheControlFor(urlPath)
     if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
@@ -85,6 +89,21 @@ function createStaticStage (options, shared) {
         return
       }
     }
+    if (bodies.fits(stat) && isPlainRequest(req.headers)) {
+      let entry = held
+      if (entry === null) {
+        try {
+          entry = await bodies.load(file)
+        } catch (err) {
+          fail(req, res, statusForFsError(err), err, cacheControl !== null)
+          return
+        }
+      }
+      if (entry !== null) {
+        sendHeld(req, res, file, entry)
+        return
+      }
+    }
     if (statCached) {
       // send's Content-Length and read range come from the stats: cached
       // ones may describe a file replaced since, so the stream gets fresh ones.
@@ -96,6 +115,21 @@ function createStaticStage (options, shared) {
       }
     }
     sendIdentity(req, res, urlPath, file, stat, cacheControl !== null)
+  }
+
+  // The whole 200 that send would write for a request without ranges or
+  // preconditions, in the same header order, from memory.
+  function sendHeld (req, res, file, entry) {
+    if (etags) res.setHeader('ETag', strongEtag(entry.stat, ''))
+    if (!res.getHeader('Accept-Ranges')) res.setHeader('Accept-Ranges', 'bytes')
+    if (!res.getHeader('Last-Modified')) res.setHeader('Last-Modified', entry.stat.mtime.toUTCString())
+    if (!res.getHeader('Content-Type')) {
+      if (entry.type === null) entry.type = mime.contentType(path.extname(file)) || 'application/octet-stream'
+      res.setHeader('Content-Type', entry.type)
+    }
+    res.setHeader('Content-Length', entry.body.length)
+    if (req.method === 'HEAD') res.end()
+    else res.end(entry.body)
   }
 
   return async function serveStatic (req, res, ctx) {
@@ -126,12 +160,16 @@ function createStaticStage (options, shared) {
       fail(req, res, 501, null, false)
       return true
     }
-    const refusal = await linkRefusal(mayFollow, file)
-    if (refusal !== 0) {
-      fail(req, res, refusal, null, false)
-      return true
+    // A held body was checked against the symlink policy less than a TTL ago.
+    const held = fileStat.isFile() ? bodies.peek(file, fileStat) : null
+    if (held === null) {
+      const refusal = await linkRefusal(mayFollow, file)
+      if (refusal !== 0) {
+        fail(req, res, refusal, null, false)
+        return true
+      }
     }
-    await serveFile(req, res, urlPath, file, fileStat, file === ctx.fsPath && ctx.statCached)
+    await serveFile(req, res, urlPath, file, fileStat, file === ctx.fsPath && ctx.statCached, held)
     return true
   }
 }
@@ -153,6 +191,18 @@ async function linkRefusal (mayFollow, file) {
 // early enough for send's own conditional and If-Range checks to use it.
 function setStrongEtag (res, file, stat) {
   res.setHeader('ETag', strongEtag(stat, ''))
+}
+
+/**
+ * Whether send would answer the whole file with a plain 200: no range and
+ * no precondition to evaluate.
+ * @param {object} headers request headers
+ * @returns {boolean}
+ */
+function isPlainRequest (headers) {
+  return headers.range === undefined && headers['if-none-match'] === undefined &&
+    headers['if-modified-since'] === undefined && headers['if-match'] === undefined &&
+    headers['if-unmodified-since'] === undefined
 }
 
 /**
