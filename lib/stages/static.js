@@ -12,7 +12,7 @@ const { createCompression, CODINGS } = require('../static/compression')
 const { strongEtag } = require('../static/etag')
 const { statusForFsError } = require('../static/fs-errors')
 const { createIndexFinder } = require('../static/index-files')
-const { createSymlinkPolicy } = require('../static/symlinks')
+const { createSymlinkPolicy, rememberVerdicts } = require('../static/symlinks')
 
 const INDEX_FILES = ['index.html', 'index.htm', 'index.xhtml']
 const NO_CODINGS = Object.freeze([])
@@ -38,7 +38,7 @@ function createStaticStage (options, shared) {
   const { config } = options
   const { respond, log } = shared
   const cacheControlFor = compileCacheControl(config.cacheControl)
-  const mayFollow = createSymlinkPolicy(config.followSymlinks, config.wwwroot)
+  const mayFollow = rememberVerdicts(createSymlinkPolicy(config.followSymlinks, config.wwwroot))
   const compression = createCompression(config, mayFollow)
   const findIndex = createIndexFinder(INDEX_FILES)
   const bodies = createFileBodyCache()
