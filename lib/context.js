@@ -87,6 +87,20 @@ async function statOnce (ctx) {
 }
 
 /**
+ * statOnce, but never older than the request: for answers that must show
+ * the disk as it is now (a listing after a file was added).
+ * @param {RequestContext} ctx with fsPath set
+ * @returns {Promise<import('node:fs').Stats|null>}
+ */
+async function statFresh (ctx) {
+  const stats = await statOnce(ctx)
+  if (!ctx.statCached) return stats
+  processStatCache.forget(ctx.fsPath)
+  ctx.stat = undefined
+  return statOnce(ctx)
+}
+
+/**
  * @param {string} root absolute webroot
  * @param {string} decoded decoded, sanitized path starting with '/'
  * @returns {string}
@@ -95,4 +109,4 @@ function toFsPath (root, decoded) {
   return path.join(root, decoded)
 }
 
-module.exports = { createContext, statOnce, toFsPath, RequestContext }
+module.exports = { createContext, statOnce, statFresh, toFsPath, RequestContext }

@@ -15,7 +15,7 @@ const ABSENT = new Set(['ENOENT', 'ENOTDIR'])
  * kept: each request sees its own.
  * @param {{ttl?: number, maxEntries?: number, now?: () => number}} [options]
  * @returns {{lookup: (file: string) => {promise: Promise<import('node:fs').Stats|null>, cached: boolean},
- *   clear: () => void, readonly size: number}}
+ *   forget: (file: string) => void, clear: () => void, readonly size: number}}
  */
 function createStatCache ({ ttl = 1000, maxEntries = 4096, now = Date.now } = {}) {
   const entries = new Map()
@@ -56,6 +56,8 @@ function createStatCache ({ ttl = 1000, maxEntries = 4096, now = Date.now } = {}
 
   return {
     lookup,
+    /** @param {string} file drop what is known of it: the next lookup stats afresh */
+    forget (file) { entries.delete(file) },
     clear () { entries.clear() },
     get size () { return entries.size }
   }

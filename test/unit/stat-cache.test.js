@@ -50,6 +50,18 @@ describe('stat cache', () => {
     assert.equal(await cache.lookup(file).promise, null, 'a deleted file is absent after the TTL')
   })
 
+  it('stats afresh after forget, within the TTL', async () => {
+    const c = clock()
+    const cache = createStatCache({ ttl: 1000, now: c.now })
+    const file = path.join(dir, 'forgotten.txt')
+    assert.equal(await cache.lookup(file).promise, null)
+    await fs.writeFile(file, 'x')
+    cache.forget(file)
+    const again = cache.lookup(file)
+    assert.equal(again.cached, false)
+    assert.equal((await again.promise).size, 1)
+  })
+
   it('treats a path through a file as absent', async () => {
     const cache = createStatCache()
     const file = path.join(dir, 'plain.txt')
