@@ -103,7 +103,8 @@ async function readWhole (file, maxFileBytes) {
     }
     // Cut short while being rewritten: not a version worth keeping.
     if (offset !== body.length) return null
-    return { body, stat, checked: 0, type: null }
+    // type, etag and lastModified: header values the caller computes once.
+    return { body, stat, checked: 0, type: null, etag: null, lastModified: null }
   } finally {
     await handle.close()
   }

@@ -123,13 +123,15 @@ function createStaticStage (options, shared) {
   // The whole 200 that send would write for a request without ranges or
   // preconditions, in the same header order, from memory.
   function sendHeld (req, res, file, entry) {
-    if (etags) res.setHeader('ETag', strongEtag(entry.stat, ''))
-    if (!res.getHeader('Accept-Ranges')) res.setHeader('Accept-Ranges', 'bytes')
-    if (!res.getHeader('Last-Modified')) res.setHeader('Last-Modified', entry.stat.mtime.toUTCString())
-    if (!res.getHeader('Content-Type')) {
-      if (entry.type === null) entry.type = mime.contentType(path.extname(file)) || 'application/octet-stream'
-      res.setHeader('Content-Type', entry.type)
+    if (entry.lastModified === null) {
+      entry.etag = strongEtag(entry.stat, '')
+      entry.lastModified = entry.stat.mtime.toUTCString()
+      entry.type = mime.contentType(path.extname(file)) || 'application/octet-stream'
     }
+    if (etags) res.setHeader('ETag', entry.etag)
+    if (!res.getHeader('Accept-Ranges')) res.setHeader('Accept-Ranges', 'bytes')
+    if (!res.getHeader('Last-Modified')) res.setHeader('Last-Modified', entry.lastModified)
+    if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', entry.type)
     res.setHeader('Content-Length', entry.body.length)
     if (req.method === 'HEAD') res.end()
     else res.end(entry.body)
