@@ -19,6 +19,10 @@ const NO_CODINGS = Object.freeze([])
 // send hands its options to fs.createReadStream: big files go in fewer,
 // larger reads and socket writes than the 64 KiB default.
 const READ_CHUNK_BYTES = 256 * 1024
+// Files up to this size are held in memory, the one read longest ago out
+// first beyond HELD_BYTES per worker: a held file costs no read at all.
+const HELD_FILE_BYTES = 1024 * 1024
+const HELD_BYTES = 16 * 1024 * 1024
 const VARIES_BY_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i
 // Whether the stage set Cache-Control on the response a send stream writes.
 const kCacheControl = Symbol('svr.static.cacheControl')
@@ -41,7 +45,7 @@ function createStaticStage (options, shared) {
   const mayFollow = rememberVerdicts(createSymlinkPolicy(config.followSymlinks, config.wwwroot))
   const compression = createCompression(config, mayFollow)
   const findIndex = createIndexFinder(INDEX_FILES)
-  const bodies = createFileBodyCache()
+  const bodies = createFileBodyCache({ maxFileBytes: HELD_FILE_BYTES, maxBytes: HELD_BYTES })
   const etags = config.enableETag
   // send's `public, max-age=0` and weak ETag stay off: the stage sets
   // Cache-Control from the rules and a strong ETag itself. Index files and
