@@ -179,7 +179,9 @@ class Supervisor {
   onMetricsQuery (msg, requester) {
     const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
     this.metrics.collect(targets, (reply) => {
-      renderMetrics(reply.workers).then(
+      // A malformed snapshot makes the aggregation throw synchronously; it
+      // must fail this scrape, not the primary.
+      Promise.resolve().then(() => renderMetrics(reply.workers)).then(
         (text) => ({ id: msg.id, text }),
         (err) => ({ id: msg.id, error: err.message })
       ).then((fields) => {
@@ -235,7 +237,9 @@ class Supervisor {
     slot.timer = setTimeout(() => {
       slot.timer = null
       slot.replacing = true
-      slot.worker = this.fork(slot, this.options)
+      // The options this slot last ran: during a rolling reload a slot
+      // already moved to the new configuration must not fall back.
+      slot.worker = this.fork(slot, slot.options || this.options)
     }, delay)
   }
 
@@ -278,6 +282,7 @@ class Supervisor {
     } catch (err) {
       this.log.error(err.message)
       this.log.error('reload refused: the old configuration and certificates stay in use')
+      countReload('refused')
       return
     }
     const next = { ...this.options, config, tls }
@@ -349,12 +354,17 @@ class Supervisor {
     } finally {
       clearTimeout(timer)
     }
+    // A slow-starting application gets its warm-up while the old worker
+    // still serves, so a reload never leaves the slot unready.
+    const warmUp = options.config.healthReadyDelay
+    if (warmUp > 0) await new Promise((resolve) => setTimeout(resolve, warmUp))
     // Whoever serves the slot now (the old worker, or a crash replacement
     // forked while we waited) drains once the fresh worker takes over.
     clearTimeout(slot.timer)
     slot.timer = null
     const old = slot.worker
     slot.worker = fresh
+    slot.options = options
     if (old !== null) this.retire(old)
   }
 
@@ -444,7 +454,7 @@ class Supervisor {
 }
 
 function createSlot (id) {
-  return { id, worker: null, backoff: BACKOFF_START_MS, streak: 0, timer: null, replacing: false }
+  return { id, worker: null, options: null, backoff: BACKOFF_START_MS, streak: 0, timer: null, replacing: false }
 }
 
 function isReady (slot) {

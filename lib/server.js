@@ -12,6 +12,7 @@ const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limit
 const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
 const { observeRequest } = require('./logging/access-log')
+const { closedUntilIdle } = require('./console/accepting')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -77,9 +78,7 @@ function createSecureServer (options, signature) {
 }
 
 function prepare (server, config, signature) {
-  applyLimits(server, config)
   server.svrDraining = false
-  server.svrMaxBody = config.maxRequestBodySize
   server.on('clientError', (err, socket) => answerClientError(err, socket, signature))
 }
 
@@ -115,11 +114,20 @@ function trackSessions (server, timeout) {
  * @param {object} config the configuration the pipeline was built from
  */
 function usePipeline (servers, pipeline, config) {
-  // A reload in single-process mode keeps the listening sockets: the new
-  // pipeline is ready as soon as it takes over.
-  if (servers.main.listening) pipeline.lifecycle.listening()
+  // A reload in single-process mode keeps the servers (listening, or closed
+  // by the console) and their state: the new pipeline is as ready, or as
+  // draining, as the one it replaces.
+  const previous = servers.lifecycle
+  if (previous !== undefined) {
+    if (previous.readyAt !== Infinity) pipeline.lifecycle.listening()
+    if (previous.draining) pipeline.lifecycle.drain()
+  }
   servers.lifecycle = pipeline.lifecycle
   servers.handlers = pipeline.handlers
+  for (const server of servers.plain === null ? [servers.main] : [servers.main, servers.plain]) {
+    applyLimits(server, config)
+    server.svrMaxBody = config.maxRequestBodySize
+  }
   routeRequests(servers.main, pipeline, pipeline.handleConnect)
   if (servers.plain === null) return
   // The redirecting server is no proxy, as in SVR.JS.
@@ -237,15 +245,23 @@ function drain (server) {
       server.closeIdleConnections()
       sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS)
     }, DRAIN_IDLE_GRACE_MS)
+    function ended () {
+      clearTimeout(grace)
+      clearInterval(sweep)
+      resolve()
+    }
+    // A server the console has closed stopped listening already; its close
+    // callback says when the last connection has ended.
+    const closedByConsole = closedUntilIdle(server)
+    if (closedByConsole !== null) {
+      closedByConsole.then(ended)
+      return
+    }
     // http.Server#close() would close idle connections at once; the net.Server
     // method only stops accepting, which is what the grace period needs. Its
     // callback runs once every connection has ended, or at once with
     // ERR_SERVER_NOT_RUNNING when listen never succeeded.
-    net.Server.prototype.close.call(server, () => {
-      clearTimeout(grace)
-      clearInterval(sweep)
-      resolve()
-    })
+    net.Server.prototype.close.call(server, ended)
   })
 }
 

@@ -19,7 +19,6 @@ const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { singleActions } = require('./console/actions')
 const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
-const { closedUntilIdle, serverList } = require('./console/accepting')
 
 /**
  * --single-threaded: one process serves everything. Without a primary to
@@ -57,10 +56,10 @@ async function runSingle (options, args, log, prepared) {
     process.exit(1)
   }
   for (const line of listeningLines(addresses, options.config)) log.info(line)
-  const state = { options, stopping: false, prepared }
+  const state = { options, stopping: false, prepared, reloading: false, reloadPending: false }
   process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
-  process.on('SIGHUP', () => reload(servers, state, args, log))
+  process.on('SIGHUP', () => requestReload(servers, state, args, log))
   process.on('SIGUSR1', () => {
     reopenLogs().then(
       (reopened) => { if (reopened) log.info('SIGUSR1: log files reopened') },
@@ -71,7 +70,7 @@ async function runSingle (options, args, log, prepared) {
   startConsole(singleActions({
     servers,
     blocks,
-    reload: () => reload(servers, state, args, log),
+    reload: () => requestReload(servers, state, args, log),
     stop: () => stop(servers, state, log, 'console "stop"')
   }))
 }
@@ -91,14 +90,35 @@ async function stop (servers, state, log, signal) {
     log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
     process.exit(1)
   }, shutdownDelay + timeout)
-  // A console `close` has stopped listening already: wait for the
-  // connections left, else drain.
-  const closed = serverList(servers).map(closedUntilIdle).filter((ended) => ended !== null)
-  await (closed.length !== 0 ? Promise.all(closed) : shutDown(servers, shutdownDelay))
+  await shutDown(servers, shutdownDelay)
   clearTimeout(timer)
   log.info('stopped')
   await flushLogs()
   process.exit(0)
+}
+
+// One reload at a time, none once stopping began: a reload that finished
+// after a later one would put an older pipeline back, and one during a
+// stop would answer the health path with 200 again.
+async function requestReload (servers, state, args, log) {
+  if (state.stopping) {
+    log.warn('reload ignored: server is stopping')
+    return
+  }
+  if (state.reloading) {
+    state.reloadPending = true
+    return
+  }
+  state.reloading = true
+  try {
+    await reload(servers, state, args, log)
+  } finally {
+    state.reloading = false
+    if (state.reloadPending) {
+      state.reloadPending = false
+      requestReload(servers, state, args, log)
+    }
+  }
 }
 
 // The listening socket stays; only the request handler is swapped, so a
@@ -115,6 +135,7 @@ async function reload (servers, state, args, log) {
   }
   if (config.secure !== state.options.config.secure) {
     log.error('reload refused: turning secure on or off needs a restart in single-threaded mode')
+    countReload('refused')
     return
   }
   let tls = null
@@ -123,6 +144,7 @@ async function reload (servers, state, args, log) {
   } catch (err) {
     log.error(err.message)
     log.error('reload refused: the old configuration and certificates stay in use')
+    countReload('refused')
     return
   }
   const next = { ...state.options, config, tls }
@@ -150,6 +172,12 @@ async function reload (servers, state, args, log) {
   if (JSON.stringify(config.port) !== JSON.stringify(state.options.config.port) ||
     JSON.stringify(config.sport) !== JSON.stringify(state.options.config.sport)) {
     log.warn('reload: a new port or sport takes effect only after a restart in single-threaded mode')
+  }
+  if (state.stopping) {
+    // A stop began while the new configuration was being read.
+    prepared.remove()
+    log.warn('reload dropped: server is stopping')
+    return
   }
   usePipeline(servers, pipeline, config)
   if (config.secure) useCertificates(servers, options)

@@ -11,7 +11,7 @@ const { configureLogs, reopenLogs, flushLogs } = require('./logging')
 const { configureMetrics, trackServers } = require('./metrics/worker')
 const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
 const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
-const { stopAccepting, resumeAccepting, closedUntilIdle, serverList } = require('./console/accepting')
+const { stopAccepting, resumeAccepting, serverList } = require('./console/accepting')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -19,7 +19,7 @@ const { stopAccepting, resumeAccepting, closedUntilIdle, serverList } = require(
  */
 function runWorker () {
   const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid))
-  const state = { servers: null, stopping: false }
+  const state = { servers: null, options: null, stopping: false }
 
   const handlers = {
     boot: (msg) => {
@@ -74,6 +74,7 @@ async function boot (options, state, log) {
   try {
     const addresses = await listenServers(servers, options.config)
     state.servers = servers
+    state.options = options
     process.send(message('listening', {
       address: addresses.main,
       plainAddress: addresses.plain,
@@ -103,10 +104,11 @@ async function stop (state, delay) {
   if (state.stopping) return
   state.stopping = true
   if (state.servers !== null) {
-    // A console `close` has stopped listening already: wait for the
-    // connections left, else drain.
-    const closed = serverList(state.servers).map(closedUntilIdle).filter((ended) => ended !== null)
-    await (closed.length !== 0 ? Promise.all(closed) : shutDown(state.servers, delay))
+    // Orphaned by a dead primary, nobody would kill a worker held open by
+    // one long connection (a CONNECT tunnel, say).
+    const { shutdownTimeout } = state.options.config
+    setTimeout(() => process.exit(1), delay + shutdownTimeout).unref()
+    await shutDown(state.servers, delay)
   }
   await flushLogs()
   process.exit(0)

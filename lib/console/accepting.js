@@ -24,6 +24,8 @@ function stopAccepting (server) {
 function resumeAccepting (server) {
   const closed = server[kClosed]
   if (closed === undefined) return Promise.resolve()
+  // A stop has begun: the close callback is what it waits for.
+  if (server.svrDraining) return Promise.reject(new Error('the server is stopping'))
   server[kClosed] = undefined
   const spec = typeof closed.address === 'string'
     ? { path: closed.address }

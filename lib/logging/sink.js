@@ -96,17 +96,19 @@ class LineSink {
     return count === 1 ? lines[0] : lines.join('')
   }
 
-  writeBuffer (buffer) {
-    const fd = this.fd
+  // The rest of a partly written batch goes to the same fd, even when a
+  // reopen has switched files meanwhile, so no line is split between two
+  // files; the old fd is closed only once the write is over.
+  writeBuffer (buffer, fd = this.fd) {
     fs.write(fd, buffer, 0, buffer.length, null, (err, written) => {
       if (err && err.code === 'EAGAIN') {
-        setTimeout(() => this.writeBuffer(buffer), RETRY_MS).unref()
+        setTimeout(() => this.writeBuffer(buffer, fd), RETRY_MS).unref()
         return
       }
       if (err) {
         this.report(err)
       } else if (written < buffer.length) {
-        this.writeBuffer(buffer.subarray(written))
+        this.writeBuffer(buffer.subarray(written), fd)
         return
       }
       this.writing = false

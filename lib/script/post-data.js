@@ -110,14 +110,19 @@ function removeUploads (form) {
 
 function ignore () {}
 
+let uploadDir = null
+
 /**
- * One private (mkdtemp makes it 0700) upload directory per worker, made at
- * boot and removed when the worker exits.
+ * One private (mkdtemp makes it 0700) upload directory per process, made at
+ * boot and removed when the process exits; a reload in single-threaded mode
+ * builds a new pipeline and keeps using it.
  * @returns {string}
  */
 function makeUploadDir () {
+  if (uploadDir !== null) return uploadDir
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), UPLOADS_TEMP_PREFIX + process.pid + '-'))
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+  uploadDir = dir
   return dir
 }
 

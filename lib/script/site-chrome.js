@@ -11,6 +11,8 @@ const REFRESH_MS = 2000
 const HEAD_FILES = ['.head', 'head.html']
 const FOOT_FILES = ['.foot', 'foot.html']
 
+const byRoot = new Map()
+
 /**
  * The SVR.JS site head (`.head`, else `head.html`) and foot (`.foot`, else
  * `foot.html`) of the webroot. Read once synchronously at boot, then
@@ -20,6 +22,10 @@ const FOOT_FILES = ['.foot', 'foot.html']
  * @returns {{head: string, foot: string}}
  */
 function createSiteChrome (root, log) {
+  // A reload in single-threaded mode builds a new pipeline: it shares the
+  // refresher of its webroot instead of starting one more timer.
+  const known = byRoot.get(root)
+  if (known !== undefined) return known
   const chrome = {
     head: readFirstSync(root, HEAD_FILES, log),
     foot: readFirstSync(root, FOOT_FILES, log)
@@ -29,6 +35,7 @@ function createSiteChrome (root, log) {
     chrome.foot = await readFirst(root, FOOT_FILES, log)
   }
   setInterval(refresh, REFRESH_MS).unref()
+  byRoot.set(root, chrome)
   return chrome
 }
 

@@ -135,7 +135,8 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
       ['var/lib/svr', user, user, 0o750],
       ['lib/systemd/system/svr.service', 'root', 'root', 0o644],
       ['etc/init.d/svr', 'root', 'root', 0o755],
-      ['etc/default/svr', 'root', 'root', 0o644]
+      ['etc/default/svr', 'root', 'root', 0o644],
+      ['etc/logrotate.d/svr', 'root', 'root', 0o644]
     ]
     const ids = await userIds(user)
     for (const [rel, owner, group, mode] of expect) {
@@ -151,6 +152,8 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
     const shipped = JSON.parse(await fs.readFile(path.join(dest, 'etc/svr/config.json'), 'utf8'))
     assert.equal(shipped.port, 80)
     assert.equal(shipped.wwwroot, '/var/www/svr')
+    assert.equal(shipped.logDirectory, '/var/log/svr')
+    assert.equal(shipped.stateDirectory, '/var/lib/svr')
     await fs.access(path.join(dest, 'usr/lib/svr/node_modules/send'))
     await assert.rejects(fs.access(path.join(dest, 'usr/lib/svr/node_modules/eslint')), 'no dev dependencies')
   })
@@ -201,6 +204,10 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
       assert.equal(stop.code, 0, stop.stdout + stop.stderr)
       assert.equal(answered.status, 200)
       assert.equal(answered.body, 'slow done')
+      // The service user wrote its access log into the log directory.
+      const accessLog = await fs.readFile(path.join(dest, 'var/log/svr/access.log'), 'utf8')
+      assert.match(accessLog, /"GET \/slow HTTP\/1\.1" 200 9 /)
+      assert.equal((await fs.stat(path.join(dest, 'var/log/svr/access.log'))).uid, (await userIds(user)).uid)
     } finally {
       await initd('stop')
     }
@@ -279,7 +286,14 @@ async function stagedDefaults (dest, user) {
 async function writeStagedConfig (dest, port, customHeaders) {
   const file = path.join(dest, 'etc/svr/config.json')
   const config = JSON.parse(await fs.readFile(path.join(dest, 'etc/svr/config.json.dist'), 'utf8'))
-  Object.assign(config, { port: `127.0.0.1:${port}`, wwwroot: path.join(dest, 'var/www/svr'), workers: 2, customHeaders })
+  Object.assign(config, {
+    port: `127.0.0.1:${port}`,
+    wwwroot: path.join(dest, 'var/www/svr'),
+    logDirectory: path.join(dest, 'var/log/svr'),
+    stateDirectory: path.join(dest, 'var/lib/svr'),
+    workers: 2,
+    customHeaders
+  })
   await fs.writeFile(file, JSON.stringify(config, null, 2))
 }
 
