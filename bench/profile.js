@@ -9,7 +9,7 @@ const path = require('node:path')
 const { startSvr, stop } = require('./targets')
 const { runLoad } = require('./load')
 
-const TOP = 10
+const TOP = Number(process.env.BENCH_PROFILE_TOP) || 10
 
 async function profileWorkload ({ site, dir, tool, workload, seconds }) {
   const profiles = path.join(dir, 'profiles')

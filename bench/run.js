@@ -57,7 +57,7 @@ async function main () {
   const args = parseArgs(process.argv.slice(2))
   // A smoke run checks the harness in seconds; its numbers mean nothing
   // and it writes no results.md.
-  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: 1, rounds: 2 }
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: 1, rounds: 3 }
   const tool = await hasCommand('wrk') ? 'wrk' : 'autocannon'
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-bench-'))
   // nginx's workers run as an unprivileged user when started by root.

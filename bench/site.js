@@ -56,7 +56,9 @@ async function createSite (dir) {
     port: '127.0.0.1:0',
     wwwroot: webroot,
     workers: 2,
-    enableDirectoryListing: true
+    enableDirectoryListing: true,
+    // For experiments: BENCH_SVR_CONFIG='{"enableLogging":false}' npm run bench
+    ...JSON.parse(process.env.BENCH_SVR_CONFIG || '{}')
   }, null, 2))
   return { webroot, configFile, scriptFile }
 }

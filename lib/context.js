@@ -1,7 +1,7 @@
 'use strict'
 
-const fs = require('node:fs/promises')
 const path = require('node:path')
+const { processStatCache } = require('./cache/stat-cache')
 const { normalizeAddress, requestHostname } = require('./util/vhost')
 const { resolveClientAddress } = require('./access/client-address')
 const { attachContext } = require('./logging/access-log')
@@ -35,6 +35,8 @@ class RequestContext {
     this.fsPath = null
     this.stat = undefined
     this.statPath = null
+    // The stats came from the process's stat cache, so may be up to 1 s old.
+    this.statCached = false
     this.error = null
     // An absolute-form target, routed to the proxy pipeline.
     this.isProxy = false
@@ -60,7 +62,9 @@ function createContext (req, options, shared) {
 
 /**
  * Stat the file the request maps to, once: a later call returns the cached
- * result unless a rewrite pointed the request at another path since.
+ * result unless a rewrite pointed the request at another path since. The
+ * stats come from the per-process stat cache (lib/cache/stat-cache.js), so
+ * they may be up to its TTL old; `ctx.statCached` tells when they are.
  * @param {RequestContext} ctx with fsPath set
  * @returns {Promise<import('node:fs').Stats|null>} null when it does not exist
  */
@@ -70,14 +74,30 @@ async function statOnce (ctx) {
   // An error belongs to the path it came from, not to a rewritten one.
   ctx.error = null
   let stats = null
+  const { promise, cached } = processStatCache.lookup(target)
   try {
-    stats = await fs.stat(target)
+    stats = await promise
   } catch (err) {
-    if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') ctx.error = err
+    ctx.error = err
   }
   ctx.stat = stats
   ctx.statPath = target
+  ctx.statCached = cached
   return stats
+}
+
+/**
+ * statOnce, but never older than the request: for answers that must show
+ * the disk as it is now (a listing after a file was added).
+ * @param {RequestContext} ctx with fsPath set
+ * @returns {Promise<import('node:fs').Stats|null>}
+ */
+async function statFresh (ctx) {
+  const stats = await statOnce(ctx)
+  if (!ctx.statCached) return stats
+  processStatCache.forget(ctx.fsPath)
+  ctx.stat = undefined
+  return statOnce(ctx)
 }
 
 /**
@@ -89,4 +109,4 @@ function toFsPath (root, decoded) {
   return path.join(root, decoded)
 }
 
-module.exports = { createContext, statOnce, toFsPath, RequestContext }
+module.exports = { createContext, statOnce, statFresh, toFsPath, RequestContext }

@@ -7,7 +7,6 @@ const { configErrorLines } = require('./config-report')
 const { createLogger } = require('./log')
 const { fullServerString } = require('./version')
 const { runPrimary, withOverrides } = require('./primary')
-const { runSingle } = require('./single')
 const { prepareMods } = require('./mods/prepare')
 const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
 const { checkScript } = require('./script/check')
@@ -91,7 +90,9 @@ async function main (argv) {
   warnIgnored(prepared, log)
   if (args.singleThreaded) {
     Object.assign(process.env, config.environmentVariables)
-    await runSingle(options, args, log, prepared)
+    // Required here: a cluster's primary serves no request, so it never
+    // loads the server and pipeline modules (a faster start).
+    await require('./single').runSingle(options, args, log, prepared)
   } else {
     await runPrimary(options, args, log, prepared)
   }

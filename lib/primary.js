@@ -94,7 +94,7 @@ class Supervisor {
   }
 
   fork (slot, options) {
-    const env = { ...options.config.environmentVariables, SVR_SLOT: String(slot.id) }
+    const env = { ...SCHEDULING_ENV, ...options.config.environmentVariables, SVR_SLOT: String(slot.id) }
     const worker = cluster.fork(env)
     this.records.set(worker, { slot, ready: false, retiring: false, startedAt: Date.now(), waiter: null })
     worker.on('message', (msg) => dispatch(this.handlers, msg, worker))
@@ -461,6 +461,12 @@ function isReady (slot) {
   const record = slot.worker === null ? undefined : this.records.get(slot.worker)
   return record !== undefined && record.ready
 }
+
+// With the shared accept queue (SCHED_NONE, see runPrimary), libuv accepts
+// every pending connection in one go, so a burst of keep-alive connections
+// can all land on one worker while another idles. Single accept makes a
+// worker yield after each one, so the others take their share.
+const SCHEDULING_ENV = Object.freeze({ UV_TCP_SINGLE_ACCEPT: '1' })
 
 /**
  * @param {object} options runtime options with the validated config

@@ -3,7 +3,6 @@
 const fs = require('node:fs/promises')
 const { rmSync } = require('node:fs')
 const path = require('node:path')
-const tar = require('tar')
 const { svrError } = require('../errors')
 const { makePrivateTemp, MODS_TEMP_PREFIX } = require('../util/private-temp')
 
@@ -73,7 +72,8 @@ async function unpackLegacyMod (file, dir) {
   await fs.mkdir(dir)
   try {
     // node-tar refuses absolute paths and `..` entries unless told otherwise.
-    await tar.x({ file, cwd: dir, strict: true })
+    // Loaded here, not at the top: workers require this module for modsDir only.
+    await require('tar').x({ file, cwd: dir, strict: true })
     await fs.access(path.join(dir, 'index.js'))
   } catch (err) {
     throw svrError('SVR_ERR_MOD_LOAD', [file, err.code === 'ENOENT' ? 'the archive has no index.js' : err.message], { cause: err })

@@ -3,7 +3,6 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { formidable } = require('formidable')
 const { UPLOADS_TEMP_PREFIX } = require('../util/private-temp')
 
 /**
@@ -55,7 +54,8 @@ function createPostDataParser (options, shared) {
         received += chunk.length
         if (received > limit) fail(413)
       })
-      const form = formidable(settings)
+      // Loaded on the first body parsed: most workers never parse one.
+      const form = require('formidable').formidable(settings)
       if (settings.uploadDir === uploadDir) res.once('close', () => removeUploads(form))
       form.parse(req, (err, fields, files) => {
         if (failed) return

@@ -2,7 +2,7 @@
 
 const crypto = require('node:crypto')
 const path = require('node:path')
-const { statOnce } = require('../context')
+const { statFresh } = require('../context')
 const { createFileCache } = require('../util/file-cache')
 const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
 const { decodePath } = require('../util/sanitize-path')
@@ -139,7 +139,9 @@ function createListingStage (options, shared) {
 
   return async function listDirectory (req, res, ctx) {
     if (ctx.fsPath === null || (req.method !== 'GET' && req.method !== 'HEAD')) return false
-    const stat = await statOnce(ctx)
+    // The page is rebuilt when the directory's mtime moves, so that mtime
+    // must be today's, not the stat cache's.
+    const stat = await statFresh(ctx)
     if (stat === null || !stat.isDirectory()) return false
     if (!enabledFor(ctx)) {
       respond.sendError(req, res, 403, DISABLED)

@@ -1,6 +1,10 @@
 'use strict'
 
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const mime = require('mime-types')
 const send = require('send')
+const { createFileBodyCache } = require('../cache/file-body-cache')
 const { statOnce } = require('../context')
 const { compileCacheControl } = require('../static/cache-control')
 const { sendCoded } = require('../static/coded-response')
@@ -8,10 +12,17 @@ const { createCompression, CODINGS } = require('../static/compression')
 const { strongEtag } = require('../static/etag')
 const { statusForFsError } = require('../static/fs-errors')
 const { createIndexFinder } = require('../static/index-files')
-const { createSymlinkPolicy } = require('../static/symlinks')
+const { createSymlinkPolicy, rememberVerdicts } = require('../static/symlinks')
 
 const INDEX_FILES = ['index.html', 'index.htm', 'index.xhtml']
 const NO_CODINGS = Object.freeze([])
+// send hands its options to fs.createReadStream: big files go in fewer,
+// larger reads and socket writes than the 64 KiB default.
+const READ_CHUNK_BYTES = 256 * 1024
+// Files up to this size are held in memory, the one read longest ago out
+// first beyond HELD_BYTES per worker: a held file costs no read at all.
+const HELD_FILE_BYTES = 1024 * 1024
+const HELD_BYTES = 16 * 1024 * 1024
 const VARIES_BY_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i
 // Whether the stage set Cache-Control on the response a send stream writes.
 const kCacheControl = Symbol('svr.static.cacheControl')
@@ -31,14 +42,15 @@ function createStaticStage (options, shared) {
   const { config } = options
   const { respond, log } = shared
   const cacheControlFor = compileCacheControl(config.cacheControl)
-  const mayFollow = createSymlinkPolicy(config.followSymlinks, config.wwwroot)
+  const mayFollow = rememberVerdicts(createSymlinkPolicy(config.followSymlinks, config.wwwroot))
   const compression = createCompression(config, mayFollow)
   const findIndex = createIndexFinder(INDEX_FILES)
+  const bodies = createFileBodyCache({ maxFileBytes: HELD_FILE_BYTES, maxBytes: HELD_BYTES })
   const etags = config.enableETag
   // send's `public, max-age=0` and weak ETag stay off: the stage sets
   // Cache-Control from the rules and a strong ETag itself. Index files and
   // dotfiles are settled before send sees a path (see sendIdentity).
-  const sendOptions = Object.freeze({ acceptRanges: true, cacheControl: false, etag: false, lastModified: true })
+  const sendOptions = Object.freeze({ acceptRanges: true, cacheControl: false, etag: false, lastModified: true, highWaterMark: READ_CHUNK_BYTES })
 
   function fail (req, res, status, err, setCacheControl) {
     // A cacheable error page could outlive the file's repair by a year.
@@ -67,7 +79,7 @@ function createStaticStage (options, shared) {
     stream.send(file, stat)
   }
 
-  async function serveFile (req, res, urlPath, file, stat) {
+  async function serveFile (req, res, urlPath, file, stat, statCached, held) {
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const cacheControl = cacheControlFor === null ? null : cacheControlFor(urlPath)
     if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
@@ -84,7 +96,49 @@ function createStaticStage (options, shared) {
         return
       }
     }
+    if (bodies.fits(stat) && isPlainRequest(req.headers)) {
+      let entry = held
+      if (entry === null) {
+        try {
+          entry = await bodies.load(file)
+        } catch (err) {
+          fail(req, res, statusForFsError(err), err, cacheControl !== null)
+          return
+        }
+      }
+      if (entry !== null) {
+        sendHeld(req, res, file, entry)
+        return
+      }
+    }
+    if (statCached) {
+      // send's Content-Length and read range come from the stats: cached
+      // ones may describe a file replaced since, so the stream gets fresh ones.
+      try {
+        stat = await fs.stat(file)
+      } catch (err) {
+        fail(req, res, statusForFsError(err), err, cacheControl !== null)
+        return
+      }
+    }
     sendIdentity(req, res, urlPath, file, stat, cacheControl !== null)
+  }
+
+  // The whole 200 that send would write for a request without ranges or
+  // preconditions, in the same header order, from memory.
+  function sendHeld (req, res, file, entry) {
+    if (entry.lastModified === null) {
+      entry.etag = strongEtag(entry.stat, '')
+      entry.lastModified = entry.stat.mtime.toUTCString()
+      entry.type = mime.contentType(path.extname(file)) || 'application/octet-stream'
+    }
+    if (etags) res.setHeader('ETag', entry.etag)
+    if (!res.getHeader('Accept-Ranges')) res.setHeader('Accept-Ranges', 'bytes')
+    if (!res.getHeader('Last-Modified')) res.setHeader('Last-Modified', entry.lastModified)
+    if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', entry.type)
+    res.setHeader('Content-Length', entry.body.length)
+    if (req.method === 'HEAD') res.end()
+    else res.end(entry.body)
   }
 
   return async function serveStatic (req, res, ctx) {
@@ -115,12 +169,16 @@ function createStaticStage (options, shared) {
       fail(req, res, 501, null, false)
       return true
     }
-    const refusal = await linkRefusal(mayFollow, file)
-    if (refusal !== 0) {
-      fail(req, res, refusal, null, false)
-      return true
+    // A held body was checked against the symlink policy less than a TTL ago.
+    const held = fileStat.isFile() ? bodies.peek(file, fileStat) : null
+    if (held === null) {
+      const refusal = await linkRefusal(mayFollow, file)
+      if (refusal !== 0) {
+        fail(req, res, refusal, null, false)
+        return true
+      }
     }
-    await serveFile(req, res, urlPath, file, fileStat)
+    await serveFile(req, res, urlPath, file, fileStat, file === ctx.fsPath && ctx.statCached, held)
     return true
   }
 }
@@ -142,6 +200,18 @@ async function linkRefusal (mayFollow, file) {
 // early enough for send's own conditional and If-Range checks to use it.
 function setStrongEtag (res, file, stat) {
   res.setHeader('ETag', strongEtag(stat, ''))
+}
+
+/**
+ * Whether send would answer the whole file with a plain 200: no range and
+ * no precondition to evaluate.
+ * @param {object} headers request headers
+ * @returns {boolean}
+ */
+function isPlainRequest (headers) {
+  return headers.range === undefined && headers['if-none-match'] === undefined &&
+    headers['if-modified-since'] === undefined && headers['if-match'] === undefined &&
+    headers['if-unmodified-since'] === undefined
 }
 
 /**

@@ -2,6 +2,7 @@
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
+const { createTtlMap } = require('./ttl-map')
 
 /**
  * The `followSymlinks` policy (§8 S3). `inside` serves a file only when its
@@ -45,4 +46,25 @@ function trimTrailingSeparator (relative) {
   return end === relative.length ? relative : relative.slice(0, end)
 }
 
-module.exports = { createSymlinkPolicy }
+/**
+ * The policy's verdicts, remembered per path for `ttl` ms (as nginx's
+ * open_file_cache does with disable_symlinks), so that a hot file costs no
+ * realpath per request. A link changed meanwhile is judged anew at the
+ * latest `ttl` ms later. Errors are not remembered.
+ * @param {((file: string) => Promise<boolean>) | null} mayFollow from createSymlinkPolicy
+ * @param {{ttl?: number, maxEntries?: number}} [options]
+ * @returns {((file: string) => Promise<boolean>) | null}
+ */
+function rememberVerdicts (mayFollow, { ttl = 1000, maxEntries = 4096 } = {}) {
+  if (mayFollow === null) return null
+  const verdicts = createTtlMap({ ttl, maxEntries })
+  return async function mayFollowRemembered (file) {
+    const known = verdicts.get(file)
+    if (known !== undefined) return known
+    const verdict = await mayFollow(file)
+    verdicts.set(file, verdict)
+    return verdict
+  }
+}
+
+module.exports = { createSymlinkPolicy, rememberVerdicts }

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
-const { createSymlinkPolicy } = require('../../lib/static/symlinks')
+const { createSymlinkPolicy, rememberVerdicts } = require('../../lib/static/symlinks')
 const { createIndexFinder } = require('../../lib/static/index-files')
 const { createCompression } = require('../../lib/static/compression')
 const { createTtlMap } = require('../../lib/static/ttl-map')
@@ -125,5 +125,33 @@ describe('static file system helpers', () => {
       await new Promise((resolve) => setTimeout(resolve, 40))
       assert.equal(map.get('c'), undefined)
     })
+  })
+})
+
+describe('rememberVerdicts', () => {
+  it('asks the policy once per path within the TTL, and errors every time', async () => {
+    const asked = []
+    const policy = async (file) => {
+      asked.push(file)
+      if (file === '/broken') throw Object.assign(new Error('loop'), { code: 'ELOOP' })
+      return file === '/yes'
+    }
+    const remembered = rememberVerdicts(policy, { ttl: 60000 })
+    assert.equal(await remembered('/yes'), true)
+    assert.equal(await remembered('/yes'), true)
+    assert.equal(await remembered('/no'), false)
+    assert.equal(await remembered('/no'), false)
+    await assert.rejects(remembered('/broken'), { code: 'ELOOP' })
+    await assert.rejects(remembered('/broken'), { code: 'ELOOP' })
+    assert.deepEqual(asked, ['/yes', '/no', '/broken', '/broken'])
+    assert.equal(rememberVerdicts(null), null)
+  })
+
+  it('asks again once the TTL has passed', async () => {
+    let count = 0
+    const remembered = rememberVerdicts(async () => ++count % 2 === 1, { ttl: 20 })
+    assert.equal(await remembered('/f'), true)
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    assert.equal(await remembered('/f'), false)
   })
 })

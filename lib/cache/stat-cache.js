@@ -1,0 +1,69 @@
+'use strict'
+
+const fs = require('node:fs/promises')
+
+// A path that does not exist, or crosses a file where a directory should
+// be: remembered as absent, like a present file.
+const ABSENT = new Set(['ENOENT', 'ENOTDIR'])
+
+/**
+ * A short-lived, bounded cache of `fs.stat` results, for one process (like
+ * nginx's open_file_cache). A hot path costs no syscall, and a missing one
+ * no exception, for `ttl` ms; after that the next request stats it afresh,
+ * so a change on disk shows within `ttl` ms. Concurrent lookups of one path
+ * share a single stat. Errors other than absence (EACCES, ELOOP) are not
+ * kept: each request sees its own.
+ * @param {{ttl?: number, maxEntries?: number, now?: () => number}} [options]
+ * @returns {{lookup: (file: string) => {promise: Promise<import('node:fs').Stats|null>, cached: boolean},
+ *   forget: (file: string) => void, clear: () => void, readonly size: number}}
+ */
+function createStatCache ({ ttl = 1000, maxEntries = 4096, now = Date.now } = {}) {
+  const entries = new Map()
+
+  function remember (file, entry) {
+    if (entries.size >= maxEntries && !entries.has(file)) {
+      // Oldest inserted first out: Map iterates in insertion order.
+      entries.delete(entries.keys().next().value)
+    }
+    entries.set(file, entry)
+  }
+
+  function load (file, entry) {
+    return fs.stat(file).then(null, (err) => {
+      if (ABSENT.has(err.code)) return null
+      // Not remembered: the next request tries again and sees its own error.
+      if (entries.get(file) === entry) entries.delete(file)
+      throw err
+    })
+  }
+
+  /**
+   * @param {string} file absolute path
+   * @returns {{promise: Promise<import('node:fs').Stats|null>, cached: boolean}}
+   *   the stats (null when absent) and whether they were taken by an earlier
+   *   request, so may be up to `ttl` ms old; rejects with other errors
+   */
+  function lookup (file) {
+    const time = now()
+    const entry = entries.get(file)
+    if (entry !== undefined && time - entry.time < ttl) return entry.hit
+    const fresh = { time, promise: null, hit: null }
+    fresh.promise = load(file, fresh)
+    fresh.hit = { promise: fresh.promise, cached: true }
+    remember(file, fresh)
+    return { promise: fresh.promise, cached: false }
+  }
+
+  return {
+    lookup,
+    /** @param {string} file drop what is known of it: the next lookup stats afresh */
+    forget (file) { entries.delete(file) },
+    clear () { entries.clear() },
+    get size () { return entries.size }
+  }
+}
+
+// One per process: every request of a worker shares it.
+const processStatCache = createStatCache()
+
+module.exports = { createStatCache, processStatCache }

@@ -1,0 +1,98 @@
+'use strict'
+
+const { describe, it, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { setTimeout: sleep } = require('node:timers/promises')
+const { makeSite, startSvr } = require('../helpers/server')
+const { request } = require('../helpers/http')
+const { createScope } = require('../helpers/scope')
+
+// The stat and body caches keep what they learnt for 1 s; a little more
+// than that is waited for a change to show.
+const PAST_TTL_MS = 1300
+
+describe('stat and small-file caches', () => {
+  const scope = createScope()
+  let port
+  let site
+
+  before(async () => {
+    site = await makeSite(scope, { workers: 1 }, {
+      'index.html': '<h1>index</h1>\n',
+      'page.txt': 'first version\n',
+      'gone.txt': 'about to be deleted\n',
+      'dir/index.html': '<p>dir</p>\n'
+    })
+    port = (await startSvr(scope, site.configFile)).port
+  })
+  after(() => scope.cleanup())
+
+  function consistent (res) {
+    assert.equal(Number(res.headers['content-length']), Buffer.byteLength(res.body), 'length and body agree')
+  }
+
+  it('serves a changed file fresh once the TTL has passed, and never a torn one', async () => {
+    const file = path.join(site.webroot, 'page.txt')
+    const first = await request(port, '/page.txt')
+    assert.equal(first.body, 'first version\n')
+    await request(port, '/page.txt')
+    await fs.writeFile(file, 'the second, longer version\n')
+    // Within the TTL either version may come, but whole, with its own validators.
+    const during = await request(port, '/page.txt')
+    assert.equal(during.status, 200)
+    consistent(during)
+    assert.ok(['first version\n', 'the second, longer version\n'].includes(during.body))
+    if (during.body === first.body) assert.equal(during.headers.etag, first.headers.etag)
+    else assert.notEqual(during.headers.etag, first.headers.etag)
+    await sleep(PAST_TTL_MS)
+    const after = await request(port, '/page.txt')
+    assert.equal(after.body, 'the second, longer version\n')
+    consistent(after)
+    assert.notEqual(after.headers.etag, first.headers.etag)
+    const stat = await fs.stat(file)
+    assert.equal(after.headers['last-modified'], stat.mtime.toUTCString())
+  })
+
+  it('answers 404 for a deleted file once the TTL has passed', async () => {
+    assert.equal((await request(port, '/gone.txt')).status, 200)
+    await fs.rm(path.join(site.webroot, 'gone.txt'))
+    await sleep(PAST_TTL_MS)
+    assert.equal((await request(port, '/gone.txt')).status, 404)
+  })
+
+  it('finds a file created after a 404 once the TTL has passed', async () => {
+    assert.equal((await request(port, '/new.txt')).status, 404)
+    await fs.writeFile(path.join(site.webroot, 'new.txt'), 'new\n')
+    await sleep(PAST_TTL_MS)
+    const res = await request(port, '/new.txt')
+    assert.equal(res.status, 200)
+    assert.equal(res.body, 'new\n')
+  })
+
+  it('still answers ranges and preconditions of a file it holds in memory', async () => {
+    const plain = await request(port, '/index.html')
+    const again = await request(port, '/index.html')
+    assert.equal(again.body, plain.body)
+    assert.equal(again.headers.etag, plain.headers.etag)
+    const range = await request(port, '/index.html', { headers: { Range: 'bytes=1-3' } })
+    assert.equal(range.status, 206)
+    assert.equal(range.body, 'h1>')
+    const notModified = await request(port, '/index.html', { headers: { 'If-None-Match': plain.headers.etag } })
+    assert.equal(notModified.status, 304)
+    const head = await request(port, '/index.html', { method: 'HEAD' })
+    assert.equal(head.status, 200)
+    assert.equal(head.body, '')
+    assert.equal(head.headers['content-length'], plain.headers['content-length'])
+  })
+
+  it('redirects a directory created after a 404 once the TTL has passed', async () => {
+    assert.equal((await request(port, '/later')).status, 404)
+    await fs.mkdir(path.join(site.webroot, 'later'))
+    await sleep(PAST_TTL_MS)
+    const res = await request(port, '/later')
+    assert.equal(res.status, 301)
+    assert.equal(res.headers.location, '/later/')
+  })
+})

@@ -1,0 +1,82 @@
+'use strict'
+
+const { describe, it, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const os = require('node:os')
+const path = require('node:path')
+const { createFileBodyCache } = require('../../lib/cache/file-body-cache')
+
+describe('file body cache', () => {
+  let dir
+  before(async () => { dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-body-cache-')) })
+  after(() => fs.rm(dir, { recursive: true, force: true }))
+
+  function clock () {
+    const c = { t: 1000, now: () => c.t }
+    return c
+  }
+
+  it('holds a file with the stats of the bytes it read', async () => {
+    const cache = createFileBodyCache()
+    const file = path.join(dir, 'a.txt')
+    await fs.writeFile(file, 'hello')
+    const entry = await cache.load(file)
+    assert.equal(entry.body.toString(), 'hello')
+    assert.equal(entry.stat.size, 5)
+    assert.equal(cache.peek(file, await fs.stat(file)), entry)
+  })
+
+  it('misses once the file changed on disk', async () => {
+    const cache = createFileBodyCache()
+    const file = path.join(dir, 'b.txt')
+    await fs.writeFile(file, 'one')
+    await cache.load(file)
+    await fs.writeFile(file, 'three')
+    assert.equal(cache.peek(file, await fs.stat(file)), null, 'size changed')
+    const entry = await cache.load(file)
+    assert.equal(entry.body.toString(), 'three')
+    const stat = await fs.stat(file)
+    await fs.utimes(file, stat.atime, new Date(stat.mtimeMs + 5000))
+    assert.equal(cache.peek(file, await fs.stat(file)), null, 'mtime changed')
+  })
+
+  it('misses after the TTL, so the symlink policy is checked again', async () => {
+    const c = clock()
+    const cache = createFileBodyCache({ ttl: 1000, now: c.now })
+    const file = path.join(dir, 'c.txt')
+    await fs.writeFile(file, 'c')
+    await cache.load(file)
+    const stat = await fs.stat(file)
+    c.t += 999
+    assert.notEqual(cache.peek(file, stat), null)
+    c.t += 1
+    assert.equal(cache.peek(file, stat), null)
+  })
+
+  it('refuses files over maxFileBytes and keeps bodies within maxBytes', async () => {
+    const cache = createFileBodyCache({ maxFileBytes: 10, maxBytes: 25 })
+    const big = path.join(dir, 'big.txt')
+    await fs.writeFile(big, 'x'.repeat(11))
+    assert.equal(cache.fits(await fs.stat(big)), false)
+    assert.equal(await cache.load(big), null)
+    const names = ['d1', 'd2', 'd3'].map((n) => path.join(dir, n))
+    for (const name of names) {
+      await fs.writeFile(name, 'y'.repeat(10))
+      await cache.load(name)
+    }
+    assert.equal(cache.size, 2)
+    assert.equal(cache.bytes, 20)
+    assert.equal(cache.peek(names[0], await fs.stat(names[0])), null, 'the oldest went first')
+    assert.notEqual(cache.peek(names[2], await fs.stat(names[2])), null)
+  })
+
+  it('reads once for concurrent loads, and rejects for a missing file', async () => {
+    const cache = createFileBodyCache()
+    const file = path.join(dir, 'e.txt')
+    await fs.writeFile(file, 'e')
+    const [a, b] = await Promise.all([cache.load(file), cache.load(file)])
+    assert.equal(a, b)
+    await assert.rejects(cache.load(path.join(dir, 'missing')), { code: 'ENOENT' })
+  })
+})

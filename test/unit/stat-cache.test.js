@@ -1,0 +1,100 @@
+'use strict'
+
+const { describe, it, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const os = require('node:os')
+const path = require('node:path')
+const { createStatCache } = require('../../lib/cache/stat-cache')
+
+describe('stat cache', () => {
+  let dir
+  before(async () => { dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-stat-cache-')) })
+  after(() => fs.rm(dir, { recursive: true, force: true }))
+
+  function clock () {
+    const c = { t: 1000, now: () => c.t }
+    return c
+  }
+
+  it('answers from memory within the TTL and stats afresh after it', async () => {
+    const c = clock()
+    const cache = createStatCache({ ttl: 1000, now: c.now })
+    const file = path.join(dir, 'a.txt')
+    await fs.writeFile(file, 'one')
+    const first = cache.lookup(file)
+    assert.equal(first.cached, false)
+    assert.equal((await first.promise).size, 3)
+    await fs.writeFile(file, 'three')
+    c.t += 999
+    const second = cache.lookup(file)
+    assert.equal(second.cached, true)
+    assert.equal((await second.promise).size, 3, 'the old stats within the TTL')
+    c.t += 1
+    const third = cache.lookup(file)
+    assert.equal(third.cached, false)
+    assert.equal((await third.promise).size, 5, 'a changed size after the TTL')
+  })
+
+  it('remembers absence, and sees a file created after the TTL', async () => {
+    const c = clock()
+    const cache = createStatCache({ ttl: 1000, now: c.now })
+    const file = path.join(dir, 'later.txt')
+    assert.equal(await cache.lookup(file).promise, null)
+    await fs.writeFile(file, 'x')
+    assert.equal(await cache.lookup(file).promise, null)
+    c.t += 1000
+    assert.equal((await cache.lookup(file).promise).size, 1)
+    await fs.rm(file)
+    c.t += 1000
+    assert.equal(await cache.lookup(file).promise, null, 'a deleted file is absent after the TTL')
+  })
+
+  it('stats afresh after forget, within the TTL', async () => {
+    const c = clock()
+    const cache = createStatCache({ ttl: 1000, now: c.now })
+    const file = path.join(dir, 'forgotten.txt')
+    assert.equal(await cache.lookup(file).promise, null)
+    await fs.writeFile(file, 'x')
+    cache.forget(file)
+    const again = cache.lookup(file)
+    assert.equal(again.cached, false)
+    assert.equal((await again.promise).size, 1)
+  })
+
+  it('treats a path through a file as absent', async () => {
+    const cache = createStatCache()
+    const file = path.join(dir, 'plain.txt')
+    await fs.writeFile(file, 'x')
+    assert.equal(await cache.lookup(path.join(file, 'below')).promise, null)
+  })
+
+  it('shares one stat between concurrent lookups', async () => {
+    const cache = createStatCache()
+    const file = path.join(dir, 'shared.txt')
+    await fs.writeFile(file, 'x')
+    const a = cache.lookup(file)
+    const b = cache.lookup(file)
+    assert.equal(a.promise, b.promise)
+    assert.equal(a.cached, false)
+    assert.equal(b.cached, true)
+  })
+
+  it('keeps no more than maxEntries, dropping the oldest', async () => {
+    const c = clock()
+    const cache = createStatCache({ maxEntries: 3, now: c.now })
+    const names = ['1', '2', '3', '4'].map((n) => path.join(dir, 'missing-' + n))
+    for (const name of names) await cache.lookup(name).promise
+    assert.equal(cache.size, 3)
+    assert.equal(cache.lookup(names[3]).cached, true)
+    assert.equal(cache.lookup(names[0]).cached, false, 'the oldest entry was dropped')
+  })
+
+  it('does not keep errors other than absence', async () => {
+    const cache = createStatCache()
+    const long = path.join(dir, 'x'.repeat(5000))
+    await assert.rejects(cache.lookup(long).promise, { code: 'ENAMETOOLONG' })
+    assert.equal(cache.size, 0)
+    await assert.rejects(cache.lookup(long).promise, { code: 'ENAMETOOLONG' })
+  })
+})
