@@ -96,3 +96,54 @@ describe('stat and small-file caches', () => {
     assert.equal(res.headers.location, '/later/')
   })
 })
+
+describe('cached symlink verdicts', () => {
+  const scope = createScope()
+  let port
+  let site
+  let secret
+
+  before(async () => {
+    site = await makeSite(scope, { workers: 1 }, {
+      'held.txt': 'public, held in memory\n',
+      'big.bin': Buffer.alloc(2 * 1024 * 1024, 'b'),
+      'other.txt': 'public\n'
+    })
+    // Outside the webroot: what a link swapped in must never reach.
+    secret = path.join(site.dir, 'secret.txt')
+    await fs.writeFile(secret, 'SECRET outside the webroot\n')
+    port = (await startSvr(scope, site.configFile)).port
+  })
+  after(() => scope.cleanup())
+
+  async function swapForLink (name) {
+    const file = path.join(site.webroot, name)
+    await fs.rm(file)
+    await fs.symlink(secret, file)
+  }
+
+  function refused (res) {
+    assert.ok(!res.body.includes('SECRET'), 'the target outside the webroot leaked: ' + res.status)
+    assert.equal(res.status, 403)
+  }
+
+  it('refuses a held file replaced by a link out of the webroot, for a range request', async () => {
+    assert.equal((await request(port, '/held.txt')).status, 200)
+    assert.equal((await request(port, '/held.txt')).status, 200)
+    await swapForLink('held.txt')
+    refused(await request(port, '/held.txt', { headers: { Range: 'bytes=0-5' } }))
+    refused(await request(port, '/held.txt', { headers: { 'If-None-Match': '"x"' } }))
+  })
+
+  it('refuses a big file replaced by a link out of the webroot', async () => {
+    assert.equal((await request(port, '/big.bin')).status, 200)
+    await swapForLink('big.bin')
+    refused(await request(port, '/big.bin'))
+  })
+
+  it('refuses a file seen but not held, replaced by a link out of the webroot', async () => {
+    assert.equal((await request(port, '/other.txt', { headers: { Range: 'bytes=0-1' } })).status, 206)
+    await swapForLink('other.txt')
+    refused(await request(port, '/other.txt'))
+  })
+})
