@@ -147,3 +147,74 @@ describe('cached symlink verdicts', () => {
     refused(await request(port, '/other.txt'))
   })
 })
+
+describe('fileCacheTtl', () => {
+  it('with 0, serves a file created right after a 404, changed or deleted at once', async (t) => {
+    const site = await makeSite(t, { workers: 1, fileCacheTtl: 0 }, {
+      'page.txt': 'first\n',
+      'gone.txt': 'going\n',
+      'dir/readme.txt': 'no index here\n'
+    })
+    const { port } = await startSvr(t, site.configFile)
+    assert.equal((await request(port, '/new.txt')).status, 404)
+    await fs.writeFile(path.join(site.webroot, 'new.txt'), 'new\n')
+    const created = await request(port, '/new.txt')
+    assert.equal(created.status, 200)
+    assert.equal(created.body, 'new\n')
+
+    assert.equal((await request(port, '/page.txt')).body, 'first\n')
+    assert.equal((await request(port, '/page.txt')).body, 'first\n')
+    await fs.writeFile(path.join(site.webroot, 'page.txt'), 'second, longer\n')
+    assert.equal((await request(port, '/page.txt')).body, 'second, longer\n')
+
+    assert.equal((await request(port, '/gone.txt')).status, 200)
+    await fs.rm(path.join(site.webroot, 'gone.txt'))
+    assert.equal((await request(port, '/gone.txt')).status, 404)
+
+    assert.equal((await request(port, '/dir/')).status, 403, 'no index file, listings off')
+    await fs.writeFile(path.join(site.webroot, 'dir', 'index.html'), '<p>index</p>\n')
+    assert.equal((await request(port, '/dir/')).body, '<p>index</p>\n')
+
+    assert.equal((await request(port, '/later')).status, 404)
+    await fs.mkdir(path.join(site.webroot, 'later'))
+    assert.equal((await request(port, '/later')).status, 301)
+  })
+
+  it('with 0, refuses a file replaced by a link out of the webroot at once', async (t) => {
+    const site = await makeSite(t, { workers: 1, fileCacheTtl: 0 }, { 'a.txt': 'public\n' })
+    const secret = path.join(site.dir, 'secret.txt')
+    await fs.writeFile(secret, 'SECRET\n')
+    const { port } = await startSvr(t, site.configFile)
+    assert.equal((await request(port, '/a.txt')).status, 200)
+    assert.equal((await request(port, '/a.txt')).status, 200)
+    await fs.rm(path.join(site.webroot, 'a.txt'))
+    await fs.symlink(secret, path.join(site.webroot, 'a.txt'))
+    const res = await request(port, '/a.txt')
+    assert.equal(res.status, 403)
+  })
+
+  it('by default, serves a file created after a 404 within about 1.5 s', async (t) => {
+    const site = await makeSite(t, { workers: 1 }, {})
+    const { port } = await startSvr(t, site.configFile)
+    assert.equal((await request(port, '/new.txt')).status, 404)
+    await fs.writeFile(path.join(site.webroot, 'new.txt'), 'new\n')
+    const start = Date.now()
+    let res = await request(port, '/new.txt')
+    // Within the TTL the cached absence may still answer; not for long.
+    while (res.status === 404 && Date.now() - start < 3000) {
+      await sleep(50)
+      res = await request(port, '/new.txt')
+    }
+    assert.equal(res.status, 200)
+    assert.ok(Date.now() - start < 1500, 'served after ' + (Date.now() - start) + ' ms')
+  })
+
+  it('follows fileCacheSize 0: nothing held, every response read from disk', async (t) => {
+    const site = await makeSite(t, { workers: 1, fileCacheSize: 0 }, { 'a.txt': 'one\n' })
+    const { port } = await startSvr(t, site.configFile)
+    const first = await request(port, '/a.txt')
+    assert.equal(first.body, 'one\n')
+    assert.equal(first.headers['accept-ranges'], 'bytes')
+    assert.equal((await request(port, '/a.txt', { method: 'HEAD' })).headers['content-length'], '4')
+  })
+})

@@ -84,4 +84,64 @@ describe('file body cache', () => {
     assert.equal(a, b)
     await assert.rejects(cache.load(path.join(dir, 'missing'), { size: 1, ino: 1, dev: 1, mtimeMs: 0 }), { code: 'ENOENT' })
   })
+
+  it('renews an entry that still matches fresh stats without reading it again', async () => {
+    const c = clock()
+    const cache = createFileBodyCache({ ttl: 1000, now: c.now })
+    const file = path.join(dir, 'renew.txt')
+    await fs.writeFile(file, 'renew')
+    const first = await load(cache, file)
+    c.t += 5000
+    const stat = await fs.stat(file)
+    assert.equal(cache.peek(file, stat), null, 'past the TTL')
+    assert.equal(await cache.load(file, stat), first, 'the same entry, not a new read')
+    assert.equal(cache.peek(file, stat), first, 'checked again now')
+  })
+
+  it('does not keep a body read from another file than the stats describe', async () => {
+    const cache = createFileBodyCache()
+    const file = path.join(dir, 'swapped.txt')
+    await fs.writeFile(file, 'judged')
+    const judged = await fs.stat(file)
+    // Replaced between the caller's stat and the read.
+    await fs.rm(file)
+    await fs.writeFile(path.join(dir, 'filler.txt'), 'keeps the inode number from coming back')
+    await fs.writeFile(file, 'other!')
+    assert.notEqual((await fs.stat(file)).ino, judged.ino)
+    assert.equal(await cache.load(file, judged), null)
+    assert.equal(cache.size, 0)
+  })
+
+  it('does not flush what it holds for a file it cannot hold', async () => {
+    const cache = createFileBodyCache({ maxFileBytes: 100, maxBytes: 20 })
+    const small = path.join(dir, 'small.txt')
+    const large = path.join(dir, 'large.txt')
+    await fs.writeFile(small, 's'.repeat(10))
+    await fs.writeFile(large, 'l'.repeat(50))
+    await load(cache, small)
+    assert.equal(cache.fits(await fs.stat(large)), false, 'larger than maxBytes')
+    assert.equal(await load(cache, large), null)
+    assert.notEqual(cache.peek(small, await fs.stat(small)), null)
+  })
+
+  it('holds nothing with maxBytes 0', async () => {
+    const cache = createFileBodyCache({ maxBytes: 0 })
+    const file = path.join(dir, 'none.txt')
+    await fs.writeFile(file, '')
+    assert.equal(cache.fits(await fs.stat(file)), false)
+    assert.equal(await load(cache, file), null)
+    assert.equal(cache.size, 0)
+  })
+
+  it('reads no more than maxBytes of different files at once', async () => {
+    const cache = createFileBodyCache({ maxFileBytes: 10, maxBytes: 25 })
+    const names = ['h1', 'h2', 'h3'].map((n) => path.join(dir, n))
+    for (const name of names) await fs.writeFile(name, 'z'.repeat(10))
+    const stats = await Promise.all(names.map((name) => fs.stat(name)))
+    const pending = names.map((name, i) => cache.load(name, stats[i]))
+    assert.equal(cache.loadingBytes, 20)
+    const loaded = await Promise.all(pending)
+    assert.equal(loaded.filter((entry) => entry !== null).length, 2, 'the third is left to stream')
+    assert.equal(cache.loadingBytes, 0)
+  })
 })

@@ -97,4 +97,37 @@ describe('stat cache', () => {
     assert.equal(cache.size, 0)
     await assert.rejects(cache.lookup(long).promise, { code: 'ENAMETOOLONG' })
   })
+
+  it('keeps nothing with a TTL of 0, nor after configure({ttl: 0})', async () => {
+    const file = path.join(dir, 'zero.txt')
+    const cache = createStatCache({ ttl: 0 })
+    assert.equal(await cache.lookup(file).promise, null)
+    await fs.writeFile(file, 'z')
+    const after = cache.lookup(file)
+    assert.equal(after.cached, false)
+    assert.equal((await after.promise).size, 1)
+    assert.equal(cache.size, 0)
+    const configured = createStatCache({ ttl: 60000 })
+    await configured.lookup(file).promise
+    assert.equal(configured.lookup(file).cached, true)
+    configured.configure({ ttl: 0 })
+    assert.equal(configured.size, 0, 'what was known is dropped')
+    assert.equal(configured.lookup(file).cached, false)
+  })
+
+  it('is not fooled by the system clock being set back', async (t) => {
+    const realNow = Date.now
+    let stepBack = 0
+    t.mock.method(Date, 'now', () => realNow() - stepBack)
+    const cache = createStatCache({ ttl: 20 })
+    const file = path.join(dir, 'clock.txt')
+    assert.equal(await cache.lookup(file).promise, null)
+    await fs.writeFile(file, 'c')
+    // An NTP step back of an hour must not keep the absence for an hour.
+    stepBack = 3600 * 1000
+    await new Promise((resolve) => setTimeout(resolve, 40))
+    const again = cache.lookup(file)
+    assert.equal(again.cached, false)
+    assert.equal((await again.promise).size, 1)
+  })
 })
