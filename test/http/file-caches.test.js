@@ -218,3 +218,75 @@ describe('fileCacheTtl', () => {
     assert.equal((await request(port, '/a.txt', { method: 'HEAD' })).headers['content-length'], '4')
   })
 })
+
+describe('a held file answers as send does', () => {
+  const scope = createScope()
+  let port
+
+  before(async () => {
+    const site = await makeSite(scope, {
+      workers: 1,
+      customHeaders: { 'X-Site': 'yes', Vary: 'Origin' },
+      cacheControl: [{ regex: '/\\.css$/', value: 'public, max-age=60' }]
+    }, {
+      'a.txt': 'text\n',
+      'b.html': '<p>html</p>\n',
+      'c.css': 'p { color: red }\n',
+      'd.unknownext': 'bytes\n',
+      'e.json': '{"compressible": "' + 'x'.repeat(2000) + '"}\n',
+      'empty.txt': '',
+      'dir/index.html': '<p>index</p>\n'
+    })
+    port = (await startSvr(scope, site.configFile)).port
+  })
+  after(() => scope.cleanup())
+
+  // What may differ between two responses a moment apart.
+  const VOLATILE = new Set(['date', 'x-request-id', 'connection', 'keep-alive'])
+
+  function fields (res) {
+    return Object.entries(res.headers).filter(([name]) => !VOLATILE.has(name))
+  }
+
+  for (const [target, method] of [['/a.txt', 'GET'], ['/b.html', 'GET'], ['/c.css', 'GET'], ['/d.unknownext', 'GET'],
+    ['/e.json', 'GET'], ['/empty.txt', 'GET'], ['/dir/', 'GET'], ['/a.txt', 'HEAD'], ['/e.json', 'HEAD']]) {
+    it(method + ' ' + target, async () => {
+      // A precondition that never holds takes the request through send.
+      const streamed = await request(port, target, { method, headers: { 'If-None-Match': '"no-such-tag"' } })
+      await request(port, target, { method })
+      const held = await request(port, target, { method })
+      assert.equal(held.status, streamed.status)
+      assert.equal(held.body, streamed.body)
+      assert.deepEqual(fields(held), fields(streamed))
+    })
+  }
+})
+
+describe('file system errors are not remembered', () => {
+  it('answers a link loop 508 each time, and the file that replaces it at once', async (t) => {
+    const site = await makeSite(t, { workers: 1 }, {})
+    await fs.symlink('loop-b', path.join(site.webroot, 'loop-a'))
+    await fs.symlink('loop-a', path.join(site.webroot, 'loop-b'))
+    const { port } = await startSvr(t, site.configFile)
+    assert.equal((await request(port, '/loop-a')).status, 508)
+    assert.equal((await request(port, '/loop-a')).status, 508)
+    await fs.rm(path.join(site.webroot, 'loop-a'))
+    await fs.writeFile(path.join(site.webroot, 'loop-a'), 'fixed\n')
+    const res = await request(port, '/loop-a')
+    assert.equal(res.status, 200)
+    assert.equal(res.body, 'fixed\n')
+  })
+})
+
+describe('answers that outlive the TTL are built from fresh stats', () => {
+  it('does not redirect to a directory that a file has just replaced', async (t) => {
+    const site = await makeSite(t, { workers: 1 }, { 'was-dir/inner.txt': 'inner\n' })
+    const { port } = await startSvr(t, site.configFile)
+    assert.equal((await request(port, '/was-dir')).status, 301)
+    await fs.rm(path.join(site.webroot, 'was-dir'), { recursive: true })
+    await fs.writeFile(path.join(site.webroot, 'was-dir'), 'now a file\n')
+    // A 301 is kept by browsers for good: it must not come from stale stats.
+    const res = await request(port, '/was-dir')
+    assert.notEqual(res.status, 301)
+  })
+})
