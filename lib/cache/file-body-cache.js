@@ -7,7 +7,7 @@ const { performance } = require('node:perf_hooks')
  * Small static files held in memory per process, with the stats of the
  * open file they were read from, so that bytes, length and validators
  * always describe one version of the file. An entry is served while the
- * request's stats (ino, size, mtime) still match it and for `ttl` ms after
+ * request's stats (ino, size, mtime, ctime) still match it and for `ttl` ms after
  * it was last checked against the symlink policy; a changed file is read
  * again. Bounded by `maxBytes` of bodies in all, oldest entries out first,
  * and by as many bytes again of reads in progress: beyond that a request
@@ -106,8 +106,11 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
   }
 }
 
+// ctime too: a file rewritten in place, or a new file on a reused inode,
+// may keep size and mtime (cp -p, builds with one fixed mtime), but every
+// change of content or metadata sets ctime, which nobody can set back.
 function sameFile (a, b) {
-  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.dev === b.dev
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.dev === b.dev
 }
 
 async function readWhole (file, maxFileBytes, expected) {

@@ -144,4 +144,23 @@ describe('file body cache', () => {
     assert.equal(loaded.filter((entry) => entry !== null).length, 2, 'the third is left to stream')
     assert.equal(cache.loadingBytes, 0)
   })
+
+  it('reads again a file rewritten in place with the same size and modification time', async () => {
+    const cache = createFileBodyCache()
+    const file = path.join(dir, 'fixed-mtime.txt')
+    // A reproducible build sets every mtime to one epoch.
+    const epoch = 315532800
+    await fs.writeFile(file, 'v1.2.3')
+    await fs.utimes(file, epoch, epoch)
+    const before = await fs.stat(file)
+    assert.equal((await cache.load(file, before)).body.toString(), 'v1.2.3')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    await fs.writeFile(file, 'v1.2.4')
+    await fs.utimes(file, epoch, epoch)
+    const after = await fs.stat(file)
+    assert.equal(after.mtimeMs, before.mtimeMs)
+    assert.equal(after.ino, before.ino)
+    assert.equal(cache.peek(file, after), null)
+    assert.equal((await cache.load(file, after)).body.toString(), 'v1.2.4')
+  })
 })
