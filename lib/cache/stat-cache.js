@@ -6,6 +6,9 @@ const { performance } = require('node:perf_hooks')
 // A path that does not exist, or crosses a file where a directory should
 // be: remembered as absent, like a present file.
 const ABSENT = new Set(['ENOENT', 'ENOTDIR'])
+// Longer paths are stat'ed every time: with targets of up to 8 KiB, a flood
+// of made-up paths could otherwise pin 4096 of them (32 MiB) per worker.
+const MAX_PATH_LENGTH = 1024
 
 /**
  * A short-lived, bounded cache of `fs.stat` results, for one process (like
@@ -29,6 +32,8 @@ function createStatCache ({ ttl = 1000, maxEntries = 4096, now = performance.now
       // Oldest inserted first out: Map iterates in insertion order.
       entries.delete(entries.keys().next().value)
     }
+    // A path looked up again goes to the back of the line.
+    entries.delete(file)
     entries.set(file, entry)
   }
 
@@ -48,7 +53,7 @@ function createStatCache ({ ttl = 1000, maxEntries = 4096, now = performance.now
    *   request, so may be up to `ttl` ms old; rejects with other errors
    */
   function lookup (file) {
-    if (ttl <= 0) return { promise: load(file, null), cached: false }
+    if (ttl <= 0 || file.length > MAX_PATH_LENGTH) return { promise: load(file, null), cached: false }
     const time = now()
     const entry = entries.get(file)
     if (entry !== undefined && time - entry.time < ttl) return entry.hit

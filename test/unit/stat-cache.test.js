@@ -130,4 +130,25 @@ describe('stat cache', () => {
     assert.equal(again.cached, false)
     assert.equal((await again.promise).size, 1)
   })
+
+  it('does not keep very long paths, so made-up ones cannot fill it with big keys', async () => {
+    const cache = createStatCache()
+    const long = path.join(dir, 'a/'.repeat(600), 'missing')
+    assert.equal(await cache.lookup(long).promise, null)
+    assert.equal(cache.lookup(long).cached, false)
+    assert.equal(cache.size, 0)
+  })
+
+  it('drops the entry taken longest ago, not the one first seen', async () => {
+    const c = clock()
+    const cache = createStatCache({ ttl: 1000, maxEntries: 2, now: c.now })
+    const [a, b, d] = ['a', 'b', 'd'].map((n) => path.join(dir, 'order-' + n))
+    await cache.lookup(a).promise
+    await cache.lookup(b).promise
+    c.t += 1000
+    await cache.lookup(a).promise
+    await cache.lookup(d).promise
+    assert.equal(cache.lookup(a).cached, true, 'a was taken again after b')
+    assert.equal(cache.lookup(b).cached, false)
+  })
 })
