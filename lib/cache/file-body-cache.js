@@ -3,6 +3,8 @@
 const fs = require('node:fs/promises')
 const { performance } = require('node:perf_hooks')
 
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0)
+
 /**
  * Small static files held in memory per process, with the stats of the
  * open file they were read from, so that bytes, length and validators
@@ -114,7 +116,9 @@ function sameFile (a, b) {
 }
 
 async function readWhole (file, maxFileBytes, expected) {
-  const handle = await fs.open(file, 'r')
+  // Non-blocking: a FIFO put in the file's place would otherwise hold a
+  // thread of libuv's pool until something writes to it.
+  const handle = await fs.open(file, OPEN_FLAGS)
   try {
     const stat = await handle.stat()
     if (!stat.isFile() || stat.size > maxFileBytes) return null

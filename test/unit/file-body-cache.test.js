@@ -5,6 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
+const { execFileSync } = require('node:child_process')
 const { createFileBodyCache } = require('../../lib/cache/file-body-cache')
 
 describe('file body cache', () => {
@@ -162,5 +163,23 @@ describe('file body cache', () => {
     assert.equal(after.ino, before.ino)
     assert.equal(cache.peek(file, after), null)
     assert.equal((await cache.load(file, after)).body.toString(), 'v1.2.4')
+  })
+
+  it('does not wait on a FIFO that took the place of a file', async (t) => {
+    const fifo = path.join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const cache = createFileBodyCache()
+    // Stats of a small regular file, as a stale cache would give them.
+    const stat = { ...(await fs.stat(fifo)), size: 1, mtimeMs: 0, ctimeMs: 0 }
+    let timer
+    const late = new Promise((resolve) => { timer = setTimeout(resolve, 1000, 'blocked') })
+    const result = await Promise.race([cache.load(fifo, stat), late])
+    clearTimeout(timer)
+    if (result === 'blocked') {
+      // Let the blocked open go, so that the test process can end.
+      const writer = await fs.open(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)
+      await writer.close()
+    }
+    assert.equal(result, null)
   })
 })
