@@ -35,7 +35,8 @@ class RequestContext {
     this.fsPath = null
     this.stat = undefined
     this.statPath = null
-    // The stats came from the process's stat cache, so may be up to 1 s old.
+    // The stats came from the process's stat cache, so may be up to
+    // fileCacheTtl ms old.
     this.statCached = false
     this.error = null
     // An absolute-form target, routed to the proxy pipeline.

@@ -1,6 +1,7 @@
 'use strict'
 
 const { createContext } = require('./context')
+const { processStatCache } = require('./cache/stat-cache')
 const { createResponder } = require('./respond')
 const { serverString } = require('./version')
 const { countRequest } = require('./stats')
@@ -97,6 +98,8 @@ function createShared (options, log) {
  *   handleConnect: (req, socket, head) => void, handlers: string[], lifecycle: Lifecycle}}
  */
 function createPipeline (options, log) {
+  // statOnce's cache belongs to the process; a reload may change its TTL.
+  processStatCache.configure({ ttl: options.config.fileCacheTtl })
   const shared = createShared(options, log)
   const stages = buildStages(STAGES, options, shared)
   const proxyStages = buildStages(PROXY_STAGES, options, shared)

@@ -1,27 +1,34 @@
 'use strict'
 
 const fs = require('node:fs/promises')
+const { performance } = require('node:perf_hooks')
+
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0)
 
 /**
  * Small static files held in memory per process, with the stats of the
  * open file they were read from, so that bytes, length and validators
  * always describe one version of the file. An entry is served while the
- * request's stats (ino, size, mtime) still match it and for `ttl` ms after
+ * request's stats (ino, size, mtime, ctime) still match it and for `ttl` ms after
  * it was last checked against the symlink policy; a changed file is read
- * again. Bounded by `maxBytes` of bodies in all, oldest entries out first.
+ * again. Bounded by `maxBytes` of bodies in all, oldest entries out first,
+ * and by as many bytes again of reads in progress: beyond that a request
+ * is left to stream the file (see `load`). `maxBytes` 0 holds nothing.
  * @param {{maxFileBytes?: number, maxBytes?: number, ttl?: number, now?: () => number}} [options]
  */
-function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 1024, ttl = 1000, now = Date.now } = {}) {
+function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 1024, ttl = 1000, now = performance.now.bind(performance) } = {}) {
   const entries = new Map()
   const loading = new Map()
   let bytes = 0
+  let loadingBytes = 0
+  const largest = Math.min(maxFileBytes, maxBytes)
 
   /**
    * @param {import('node:fs').Stats} stat
    * @returns {boolean} whether a file of this size may be held
    */
   function fits (stat) {
-    return stat.size <= maxFileBytes
+    return stat.size <= largest && maxBytes > 0
   }
 
   /**
@@ -38,25 +45,41 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
   }
 
   /**
-   * Read the file (once for concurrent callers) and keep it. The caller has
-   * checked the symlink policy just before.
+   * The file's body, read once for concurrent callers and kept. The caller
+   * has just taken `stat` and checked the symlink policy on that file: a
+   * body read from another file (the path was replaced meanwhile) is not
+   * kept, and an entry that still matches `stat` is renewed without a read.
    * @param {string} file
+   * @param {import('node:fs').Stats} stat fresh stats of the file
    * @returns {Promise<{body: Buffer, stat: import('node:fs').Stats} | null>} null
-   *   when it is no longer a regular file small enough to hold
+   *   when it is no longer that regular file small enough to hold, or when
+   *   reads in progress already hold `maxBytes`
    */
-  function load (file) {
-    let pending = loading.get(file)
-    if (pending === undefined) {
-      pending = readWhole(file, maxFileBytes).then((entry) => {
-        loading.delete(file)
-        if (entry !== null) store(file, entry)
-        return entry
-      }, (err) => {
-        loading.delete(file)
-        throw err
-      })
-      loading.set(file, pending)
+  function load (file, stat) {
+    const entry = entries.get(file)
+    if (entry !== undefined && sameFile(entry.stat, stat)) {
+      entry.checked = now()
+      return Promise.resolve(entry)
     }
+    let pending = loading.get(file)
+    if (pending !== undefined) return pending.then((loaded) => loaded !== null && sameFile(loaded.stat, stat) ? loaded : null)
+    if (!fits(stat)) return Promise.resolve(null)
+    // A crowd asking for many different files at once must not buffer
+    // them all: beyond the budget, they are streamed.
+    if (loadingBytes + stat.size > maxBytes) return Promise.resolve(null)
+    const size = stat.size
+    loadingBytes += size
+    pending = readWhole(file, largest, stat).then((loaded) => {
+      loading.delete(file)
+      loadingBytes -= size
+      if (loaded !== null) store(file, loaded)
+      return loaded
+    }, (err) => {
+      loading.delete(file)
+      loadingBytes -= size
+      throw err
+    })
+    loading.set(file, pending)
     return pending
   }
 
@@ -64,7 +87,6 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
     entry.checked = now()
     drop(file)
     while (bytes + entry.body.length > maxBytes && entries.size !== 0) drop(entries.keys().next().value)
-    if (entry.body.length > maxBytes) return
     entries.set(file, entry)
     bytes += entry.body.length
   }
@@ -81,19 +103,27 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
     peek,
     load,
     get size () { return entries.size },
-    get bytes () { return bytes }
+    get bytes () { return bytes },
+    get loadingBytes () { return loadingBytes }
   }
 }
 
+// ctime too: a file rewritten in place, or a new file on a reused inode,
+// may keep size and mtime (cp -p, builds with one fixed mtime), but every
+// change of content or metadata sets ctime, which nobody can set back.
 function sameFile (a, b) {
-  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.dev === b.dev
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.dev === b.dev
 }
 
-async function readWhole (file, maxFileBytes) {
-  const handle = await fs.open(file, 'r')
+async function readWhole (file, maxFileBytes, expected) {
+  // Non-blocking: a FIFO put in the file's place would otherwise hold a
+  // thread of libuv's pool until something writes to it.
+  const handle = await fs.open(file, OPEN_FLAGS)
   try {
     const stat = await handle.stat()
     if (!stat.isFile() || stat.size > maxFileBytes) return null
+    // Not the file the caller judged: replaced between its stat and this open.
+    if (stat.ino !== expected.ino || stat.dev !== expected.dev) return null
     const body = Buffer.allocUnsafe(stat.size)
     let offset = 0
     while (offset < body.length) {

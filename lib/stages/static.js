@@ -5,7 +5,7 @@ const path = require('node:path')
 const mime = require('mime-types')
 const send = require('send')
 const { createFileBodyCache } = require('../cache/file-body-cache')
-const { statOnce } = require('../context')
+const { statOnce, statFresh } = require('../context')
 const { compileCacheControl } = require('../static/cache-control')
 const { sendCoded } = require('../static/coded-response')
 const { createCompression, CODINGS } = require('../static/compression')
@@ -19,10 +19,6 @@ const NO_CODINGS = Object.freeze([])
 // send hands its options to fs.createReadStream: big files go in fewer,
 // larger reads and socket writes than the 64 KiB default.
 const READ_CHUNK_BYTES = 256 * 1024
-// Files up to this size are held in memory, the one read longest ago out
-// first beyond HELD_BYTES per worker: a held file costs no read at all.
-const HELD_FILE_BYTES = 1024 * 1024
-const HELD_BYTES = 16 * 1024 * 1024
 const VARIES_BY_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i
 // Whether the stage set Cache-Control on the response a send stream writes.
 const kCacheControl = Symbol('svr.static.cacheControl')
@@ -42,10 +38,16 @@ function createStaticStage (options, shared) {
   const { config } = options
   const { respond, log } = shared
   const cacheControlFor = compileCacheControl(config.cacheControl)
-  const mayFollow = rememberVerdicts(createSymlinkPolicy(config.followSymlinks, config.wwwroot))
-  const compression = createCompression(config, mayFollow)
-  const findIndex = createIndexFinder(INDEX_FILES)
-  const bodies = createFileBodyCache({ maxFileBytes: HELD_FILE_BYTES, maxBytes: HELD_BYTES })
+  const ttl = config.fileCacheTtl
+  const mayFollow = rememberVerdicts(createSymlinkPolicy(config.followSymlinks, config.wwwroot), { ttl })
+  // Sidecars are judged on stats of their own, so a remembered verdict
+  // holds only for the file it was given on.
+  const compression = createCompression(config, mayFollow === null ? null : (file) => fs.stat(file).then((stat) => mayFollow(file, stat)))
+  const findIndex = createIndexFinder(INDEX_FILES, { ttl })
+  // Files up to fileCacheMaxFileSize are held in memory, the one read
+  // longest ago out first beyond fileCacheSize per worker: a held file
+  // costs no read at all.
+  const bodies = createFileBodyCache({ maxFileBytes: config.fileCacheMaxFileSize, maxBytes: config.fileCacheSize, ttl })
   const etags = config.enableETag
   // send's `public, max-age=0` and weak ETag stay off: the stage sets
   // Cache-Control from the rules and a strong ETag itself. Index files and
@@ -79,45 +81,66 @@ function createStaticStage (options, shared) {
     stream.send(file, stat)
   }
 
-  async function serveFile (req, res, urlPath, file, stat, statCached, held) {
-    res.setHeader('X-Content-Type-Options', 'nosniff')
-    const cacheControl = cacheControlFor === null ? null : cacheControlFor(urlPath)
-    if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
+  /**
+   * @param {object} req
+   * @param {object} res
+   * @param {string} urlPath
+   * @param {string} file
+   * @param {import('node:fs').Stats} stat
+   * @param {object|null} ctx the request's context when `stat` is its
+   *   statOnce result, which may come from the stat cache; null when `stat`
+   *   was taken during this request
+   */
+  async function serveFile (req, res, urlPath, file, stat, ctx) {
     const contentType = compression === null ? null : compression.negotiableType(urlPath, file, stat.size)
-    if (contentType !== null) {
-      addVary(res)
-      // Ranges count bytes of the identity representation.
-      const codings = req.headers.range === undefined ? compression.acceptableCodings(req) : NO_CODINGS
-      if (codings.length !== 0) {
-        const sidecar = await compression.findSidecar(file, stat, codings)
-        const coding = sidecar === null ? CODINGS[codings[0]] : sidecar.coding
-        const status = await sendCoded(req, res, { coding, file, stat, sidecar, contentType, etag: etags })
-        if (status !== 0) fail(req, res, status, null, cacheControl !== null)
-        return
-      }
-    }
-    if (bodies.fits(stat) && isPlainRequest(req.headers)) {
-      let entry = held
-      if (entry === null) {
-        try {
-          entry = await bodies.load(file)
-        } catch (err) {
-          fail(req, res, statusForFsError(err), err, cacheControl !== null)
+    // Ranges count bytes of the identity representation.
+    const codings = contentType !== null && req.headers.range === undefined ? compression.acceptableCodings(req) : NO_CODINGS
+    const plain = codings.length === 0 && isPlainRequest(req.headers) && bodies.fits(stat)
+    // A held body was read from a file the symlink policy accepted less
+    // than a TTL ago, and still matches the request's stats.
+    const held = plain ? bodies.peek(file, stat) : null
+    if (held === null) {
+      // Everything else opens the file by its path, so it is judged by
+      // today's stats: cached ones may describe a file replaced since, by
+      // a link out of the webroot, or by a directory.
+      if (ctx !== null && ctx.statCached) {
+        stat = await statFresh(ctx)
+        if (stat === null || !stat.isFile()) {
+          fail(req, res, statusForFsError(stat === null ? ctx.error : null), stat === null ? ctx.error : null, false)
           return
         }
       }
-      if (entry !== null) {
-        sendHeld(req, res, file, entry)
+      const refusal = await linkRefusal(mayFollow, file, stat)
+      if (refusal !== 0) {
+        fail(req, res, refusal, null, false)
         return
       }
     }
-    if (statCached) {
-      // send's Content-Length and read range come from the stats: cached
-      // ones may describe a file replaced since, so the stream gets fresh ones.
+    res.setHeader('X-Content-Type-Options', 'nosniff')
+    const cacheControl = cacheControlFor === null ? null : cacheControlFor(urlPath)
+    if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
+    if (contentType !== null) addVary(res)
+    if (held !== null) {
+      sendHeld(req, res, file, held)
+      return
+    }
+    if (codings.length !== 0) {
+      const sidecar = await compression.findSidecar(file, stat, codings)
+      const coding = sidecar === null ? CODINGS[codings[0]] : sidecar.coding
+      const status = await sendCoded(req, res, { coding, file, stat, sidecar, contentType, etag: etags })
+      if (status !== 0) fail(req, res, status, null, cacheControl !== null)
+      return
+    }
+    if (plain && bodies.fits(stat)) {
+      let entry
       try {
-        stat = await fs.stat(file)
+        entry = await bodies.load(file, stat)
       } catch (err) {
         fail(req, res, statusForFsError(err), err, cacheControl !== null)
+        return
+      }
+      if (entry !== null) {
+        sendHeld(req, res, file, entry)
         return
       }
     }
@@ -155,8 +178,14 @@ function createStaticStage (options, shared) {
     if (stat.isDirectory()) {
       const index = await findIndex(file)
       if (index === null) {
-        // Not this stage's to answer, unless the directory is out of bounds.
-        const refusal = await linkRefusal(mayFollow, file)
+        // Not this stage's to answer, unless the directory is out of bounds:
+        // judged on today's stats, as the listing reads it by its path.
+        const dirStat = ctx.statCached ? await statFresh(ctx) : stat
+        if (dirStat === null || !dirStat.isDirectory()) {
+          fail(req, res, statusForFsError(dirStat === null ? ctx.error : null), dirStat === null ? ctx.error : null, false)
+          return true
+        }
+        const refusal = await linkRefusal(mayFollow, file, dirStat)
         if (refusal === 0) return false
         fail(req, res, refusal, null, false)
         return true
@@ -169,28 +198,22 @@ function createStaticStage (options, shared) {
       fail(req, res, 501, null, false)
       return true
     }
-    // A held body was checked against the symlink policy less than a TTL ago.
-    const held = fileStat.isFile() ? bodies.peek(file, fileStat) : null
-    if (held === null) {
-      const refusal = await linkRefusal(mayFollow, file)
-      if (refusal !== 0) {
-        fail(req, res, refusal, null, false)
-        return true
-      }
-    }
-    await serveFile(req, res, urlPath, file, fileStat, file === ctx.fsPath && ctx.statCached, held)
+    await serveFile(req, res, urlPath, file, fileStat, file === ctx.fsPath ? ctx : null)
     return true
   }
 }
 
 /**
+ * @param {Function|null} mayFollow
+ * @param {string} file
+ * @param {import('node:fs').Stats} stat taken during the request
  * @returns {Promise<number>} 0 when the symlink policy lets the file be
  *   served, 403 when it refuses, or the status for the realpath error
  */
-async function linkRefusal (mayFollow, file) {
+async function linkRefusal (mayFollow, file, stat) {
   if (mayFollow === null) return 0
   try {
-    return (await mayFollow(file)) ? 0 : 403
+    return (await mayFollow(file, stat)) ? 0 : 403
   } catch (err) {
     return statusForFsError(err)
   }

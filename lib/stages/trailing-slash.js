@@ -1,6 +1,6 @@
 'use strict'
 
-const { statOnce } = require('../context')
+const { statOnce, statFresh } = require('../context')
 const { fixRawBytes } = require('../util/sanitize-path')
 const { relativeLocation } = require('../util/relative-location')
 
@@ -25,8 +25,14 @@ function createTrailingSlashStage (options, shared) {
 }
 
 async function redirectIfDirectory (req, res, ctx, respond) {
-  const stats = await statOnce(ctx)
+  let stats = await statOnce(ctx)
   if (stats === null || !stats.isDirectory()) return false
+  // Browsers keep a 301 for good: it is not built on stats that may be a
+  // TTL old. Only directories asked for without their slash pay the stat.
+  if (ctx.statCached) {
+    stats = await statFresh(ctx)
+    if (stats === null || !stats.isDirectory()) return false
+  }
   respond.redirect(req, res, relativeLocation(ctx.origHref + '/', originalSearch(ctx)), 301)
   return true
 }

@@ -49,22 +49,33 @@ function trimTrailingSeparator (relative) {
 /**
  * The policy's verdicts, remembered per path for `ttl` ms (as nginx's
  * open_file_cache does with disable_symlinks), so that a hot file costs no
- * realpath per request. A link changed meanwhile is judged anew at the
- * latest `ttl` ms later. Errors are not remembered.
+ * realpath per request. A verdict holds only for the file it was given on:
+ * the caller passes stats taken during the request, and a path that now
+ * leads to another file (replaced by a link out of the webroot, say) is
+ * judged anew at once. Without stats, or with a `ttl` of 0, every call is
+ * judged. Errors are not remembered.
  * @param {((file: string) => Promise<boolean>) | null} mayFollow from createSymlinkPolicy
  * @param {{ttl?: number, maxEntries?: number}} [options]
- * @returns {((file: string) => Promise<boolean>) | null}
+ * @returns {((file: string, stat?: import('node:fs').Stats) => Promise<boolean>) | null}
  */
 function rememberVerdicts (mayFollow, { ttl = 1000, maxEntries = 4096 } = {}) {
   if (mayFollow === null) return null
+  if (ttl <= 0) return (file) => mayFollow(file)
   const verdicts = createTtlMap({ ttl, maxEntries })
-  return async function mayFollowRemembered (file) {
+  return async function mayFollowRemembered (file, stat) {
+    if (stat === undefined) return mayFollow(file)
     const known = verdicts.get(file)
-    if (known !== undefined) return known
+    if (known !== undefined && sameFile(known, stat)) return known.verdict
     const verdict = await mayFollow(file)
-    verdicts.set(file, verdict)
+    verdicts.set(file, { verdict, dev: stat.dev, ino: stat.ino, ctimeMs: stat.ctimeMs })
     return verdict
   }
+}
+
+// The same inode, not replaced since (an inode number reused by a new file
+// comes with a new ctime).
+function sameFile (known, stat) {
+  return known.ino === stat.ino && known.dev === stat.dev && known.ctimeMs === stat.ctimeMs
 }
 
 module.exports = { createSymlinkPolicy, rememberVerdicts }

@@ -97,4 +97,58 @@ describe('stat cache', () => {
     assert.equal(cache.size, 0)
     await assert.rejects(cache.lookup(long).promise, { code: 'ENAMETOOLONG' })
   })
+
+  it('keeps nothing with a TTL of 0, nor after configure({ttl: 0})', async () => {
+    const file = path.join(dir, 'zero.txt')
+    const cache = createStatCache({ ttl: 0 })
+    assert.equal(await cache.lookup(file).promise, null)
+    await fs.writeFile(file, 'z')
+    const after = cache.lookup(file)
+    assert.equal(after.cached, false)
+    assert.equal((await after.promise).size, 1)
+    assert.equal(cache.size, 0)
+    const configured = createStatCache({ ttl: 60000 })
+    await configured.lookup(file).promise
+    assert.equal(configured.lookup(file).cached, true)
+    configured.configure({ ttl: 0 })
+    assert.equal(configured.size, 0, 'what was known is dropped')
+    assert.equal(configured.lookup(file).cached, false)
+  })
+
+  it('is not fooled by the system clock being set back', async (t) => {
+    const realNow = Date.now
+    let stepBack = 0
+    t.mock.method(Date, 'now', () => realNow() - stepBack)
+    const cache = createStatCache({ ttl: 20 })
+    const file = path.join(dir, 'clock.txt')
+    assert.equal(await cache.lookup(file).promise, null)
+    await fs.writeFile(file, 'c')
+    // An NTP step back of an hour must not keep the absence for an hour.
+    stepBack = 3600 * 1000
+    await new Promise((resolve) => setTimeout(resolve, 40))
+    const again = cache.lookup(file)
+    assert.equal(again.cached, false)
+    assert.equal((await again.promise).size, 1)
+  })
+
+  it('does not keep very long paths, so made-up ones cannot fill it with big keys', async () => {
+    const cache = createStatCache()
+    const long = path.join(dir, 'a/'.repeat(600), 'missing')
+    assert.equal(await cache.lookup(long).promise, null)
+    assert.equal(cache.lookup(long).cached, false)
+    assert.equal(cache.size, 0)
+  })
+
+  it('drops the entry taken longest ago, not the one first seen', async () => {
+    const c = clock()
+    const cache = createStatCache({ ttl: 1000, maxEntries: 2, now: c.now })
+    const [a, b, d] = ['a', 'b', 'd'].map((n) => path.join(dir, 'order-' + n))
+    await cache.lookup(a).promise
+    await cache.lookup(b).promise
+    c.t += 1000
+    await cache.lookup(a).promise
+    await cache.lookup(d).promise
+    assert.equal(cache.lookup(a).cached, true, 'a was taken again after b')
+    assert.equal(cache.lookup(b).cached, false)
+  })
 })

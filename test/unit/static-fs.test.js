@@ -129,7 +129,9 @@ describe('static file system helpers', () => {
 })
 
 describe('rememberVerdicts', () => {
-  it('asks the policy once per path within the TTL, and errors every time', async () => {
+  const fileA = { dev: 1, ino: 10, ctimeMs: 5 }
+
+  it('asks the policy once per path and file within the TTL, and errors every time', async () => {
     const asked = []
     const policy = async (file) => {
       asked.push(file)
@@ -137,21 +139,39 @@ describe('rememberVerdicts', () => {
       return file === '/yes'
     }
     const remembered = rememberVerdicts(policy, { ttl: 60000 })
-    assert.equal(await remembered('/yes'), true)
-    assert.equal(await remembered('/yes'), true)
-    assert.equal(await remembered('/no'), false)
-    assert.equal(await remembered('/no'), false)
-    await assert.rejects(remembered('/broken'), { code: 'ELOOP' })
-    await assert.rejects(remembered('/broken'), { code: 'ELOOP' })
+    assert.equal(await remembered('/yes', fileA), true)
+    assert.equal(await remembered('/yes', fileA), true)
+    assert.equal(await remembered('/no', fileA), false)
+    assert.equal(await remembered('/no', fileA), false)
+    await assert.rejects(remembered('/broken', fileA), { code: 'ELOOP' })
+    await assert.rejects(remembered('/broken', fileA), { code: 'ELOOP' })
     assert.deepEqual(asked, ['/yes', '/no', '/broken', '/broken'])
     assert.equal(rememberVerdicts(null), null)
   })
 
-  it('asks again once the TTL has passed', async () => {
+  it('asks again when the path leads to another file, or when no stats are given', async () => {
+    let count = 0
+    const remembered = rememberVerdicts(async () => ++count === 1, { ttl: 60000 })
+    assert.equal(await remembered('/f', fileA), true)
+    // Replaced by a link to a file elsewhere: the stats are the target's.
+    assert.equal(await remembered('/f', { dev: 1, ino: 99, ctimeMs: 5 }), false)
+    assert.equal(await remembered('/f', { dev: 2, ino: 10, ctimeMs: 5 }), false)
+    // The same inode number, reused by a new file.
+    assert.equal(await remembered('/f', { dev: 1, ino: 10, ctimeMs: 6 }), false)
+    assert.equal(await remembered('/g'), false)
+    assert.equal(count, 5)
+  })
+
+  it('asks again once the TTL has passed, and every time with a TTL of 0', async () => {
     let count = 0
     const remembered = rememberVerdicts(async () => ++count % 2 === 1, { ttl: 20 })
-    assert.equal(await remembered('/f'), true)
+    assert.equal(await remembered('/f', fileA), true)
     await new Promise((resolve) => setTimeout(resolve, 30))
-    assert.equal(await remembered('/f'), false)
+    assert.equal(await remembered('/f', fileA), false)
+    let asked = 0
+    const never = rememberVerdicts(async () => { asked++; return true }, { ttl: 0 })
+    await never('/f', fileA)
+    await never('/f', fileA)
+    assert.equal(asked, 2)
   })
 })
