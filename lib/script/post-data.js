@@ -47,15 +47,15 @@ function createPostDataParser (options, shared) {
         fail(413)
         return
       }
-      // formidable buffers urlencoded and JSON bodies whole, whatever its
-      // size options say, so the body is counted here as well.
-      let received = 0
-      req.on('data', (chunk) => {
-        received += chunk.length
-        if (received > limit) fail(413)
-      })
       // Loaded on the first body parsed: most workers never parse one.
       const form = require('formidable').formidable(settings)
+      // formidable buffers urlencoded and JSON bodies whole, whatever its
+      // size options say, so the body is counted here as well. Not by a
+      // 'data' listener of our own: it would start the body flowing while
+      // formidable is still setting up, and the first chunks would be lost.
+      form.on('progress', (received) => {
+        if (received > limit) fail(413)
+      })
       if (settings.uploadDir === uploadDir) res.once('close', () => removeUploads(form))
       form.parse(req, (err, fields, files) => {
         if (failed) return

@@ -117,3 +117,39 @@ describe('parsePostData', () => {
     assert.ok(res.status >= 400 && res.status < 500, 'status ' + res.status)
   })
 })
+
+// Without the trailing-slash stage's stat, the script runs in the very tick
+// the request arrives, before formidable has attached to the body: no chunk
+// may be lost in between.
+describe('parsePostData called in the tick the request arrives', () => {
+  const cleanups = []
+  const hooks = { after: (fn) => cleanups.push(fn) }
+  let svr
+
+  before(async () => {
+    const site = await makeSite(hooks, { workers: 1, maxUploadSize: 1000, maxFormFieldsSize: 200, disableTrailingSlashRedirects: true })
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
+    svr = await startSvr(hooks, site.configFile)
+  })
+
+  after(async () => {
+    for (const fn of cleanups.reverse()) await fn()
+  })
+
+  it('should parse multipart and urlencoded bodies, and still count them', async () => {
+    for (let i = 0; i < 3; i++) {
+      const { body, type } = multipart([{ name: 'title', value: 'x' + i }, { name: 'upload', filename: 'a.txt', value: 'content ' + i }])
+      const res = await request(svr.port, '/form', { method: 'POST', headers: { 'Content-Type': type }, body })
+      assert.equal(res.status, 200, res.body)
+      const data = JSON.parse(res.body)
+      assert.deepEqual(data.fields, { title: 'x' + i })
+      assert.equal(data.file.content, 'content ' + i)
+    }
+    const fields = await request(svr.port, '/form', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Transfer-Encoding': 'chunked' },
+      body: 'a=' + 'z'.repeat(5000)
+    })
+    assert.equal(fields.status, 413)
+  })
+})
