@@ -88,6 +88,26 @@ async function statOnce (ctx) {
 }
 
 /**
+ * The stats statOnce would give, when they are at hand without waiting:
+ * taken earlier in this request, or settled in the stat cache. Stages ask
+ * it first, so that a hot path is judged without a promise.
+ * @param {RequestContext} ctx with fsPath set
+ * @returns {import('node:fs').Stats | null | undefined} undefined when only
+ *   statOnce can tell
+ */
+function knownStat (ctx) {
+  const target = ctx.fsPath
+  if (ctx.stat !== undefined && ctx.statPath === target) return ctx.stat
+  const stats = processStatCache.peek(target)
+  if (stats === undefined) return undefined
+  ctx.error = null
+  ctx.stat = stats
+  ctx.statPath = target
+  ctx.statCached = true
+  return stats
+}
+
+/**
  * statOnce, but never older than the request: for answers that must show
  * the disk as it is now (a listing after a file was added).
  * @param {RequestContext} ctx with fsPath set
@@ -107,7 +127,14 @@ async function statFresh (ctx) {
  * @returns {string}
  */
 function toFsPath (root, decoded) {
+  // What path.join would return, without its normalizing pass, for the
+  // usual path: no dot segment, no empty segment, a root without a
+  // trailing slash (path.resolve gives one, except for '/').
+  if (decoded.indexOf('/.') === -1 && decoded.indexOf('//') === -1 && root.length > 1 &&
+      root.charCodeAt(root.length - 1) !== 47 /* / */) {
+    return root + decoded
+  }
   return path.join(root, decoded)
 }
 
-module.exports = { createContext, statOnce, statFresh, toFsPath, RequestContext }
+module.exports = { createContext, statOnce, knownStat, statFresh, toFsPath, RequestContext }

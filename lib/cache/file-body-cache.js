@@ -86,22 +86,63 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
   function store (file, entry) {
     entry.checked = now()
     drop(file)
-    while (bytes + entry.body.length > maxBytes && entries.size !== 0) drop(entries.keys().next().value)
+    makeRoom(entry.bytes)
     entries.set(file, entry)
-    bytes += entry.body.length
+    bytes += entry.bytes
+  }
+
+  function makeRoom (needed) {
+    while (bytes + needed > maxBytes && entries.size !== 0) drop(entries.keys().next().value)
   }
 
   function drop (file) {
     const entry = entries.get(file)
     if (entry === undefined) return
     entries.delete(file)
-    bytes -= entry.body.length
+    bytes -= entry.bytes
+  }
+
+  /**
+   * The held body in a content coding, made once per entry (concurrent
+   * callers share the work) and held with it, within the same budget.
+   * @param {string} file
+   * @param {object} entry from peek or load
+   * @param {{name: string, encode: (body: Buffer) => Promise<Buffer>}} coding
+   * @returns {Promise<Buffer>}
+   */
+  function coded (file, entry, coding) {
+    let pending = entry.coding[coding.name]
+    if (pending === undefined) {
+      pending = coding.encode(entry.body).then((body) => {
+        entry.variants[coding.name] = body
+        addVariant(file, entry, body.length)
+        return body
+      }, (err) => {
+        delete entry.coding[coding.name]
+        throw err
+      })
+      entry.coding[coding.name] = pending
+    }
+    return pending
+  }
+
+  // Counted only while the entry is the one held for the file; it goes to
+  // the back of the line, and out if it no longer fits at all.
+  function addVariant (file, entry, length) {
+    const held = entries.get(file) === entry
+    if (held) drop(file)
+    entry.bytes += length
+    if (!held || entry.bytes > maxBytes) return
+    makeRoom(entry.bytes)
+    entries.set(file, entry)
+    bytes += entry.bytes
   }
 
   return {
     fits,
     peek,
     load,
+    coded,
     get size () { return entries.size },
     get bytes () { return bytes },
     get loadingBytes () { return loadingBytes }
@@ -133,8 +174,10 @@ async function readWhole (file, maxFileBytes, expected) {
     }
     // Cut short while being rewritten: not a version worth keeping.
     if (offset !== body.length) return null
-    // type, etag and lastModified: header values the caller computes once.
-    return { body, stat, checked: 0, type: null, etag: null, lastModified: null }
+    // type, etag and lastModified: header values the caller computes once;
+    // variants: coded bodies ready to send, by coding; coding: the promises
+    // making them; bytes: the body and its variants.
+    return { body, stat, checked: 0, type: null, etag: null, lastModified: null, variants: {}, coding: {}, bytes: body.length }
   } finally {
     await handle.close()
   }

@@ -21,6 +21,7 @@ const MAX_PATH_LENGTH = 1024
  * setting the system clock back cannot keep an entry for longer.
  * @param {{ttl?: number, maxEntries?: number, now?: () => number}} [options]
  * @returns {{lookup: (file: string) => {promise: Promise<import('node:fs').Stats|null>, cached: boolean},
+ *   peek: (file: string) => import('node:fs').Stats | null | undefined,
  *   forget: (file: string) => void, clear: () => void, configure: (options: {ttl: number}) => void,
  *   readonly size: number}}
  */
@@ -38,8 +39,14 @@ function createStatCache ({ ttl = 1000, maxEntries = 4096, now = performance.now
   }
 
   function load (file, entry) {
-    return fs.stat(file).then(null, (err) => {
-      if (ABSENT.has(err.code)) return null
+    return fs.stat(file).then((stats) => {
+      if (entry !== null) entry.value = stats
+      return stats
+    }, (err) => {
+      if (ABSENT.has(err.code)) {
+        if (entry !== null) entry.value = null
+        return null
+      }
       // Not remembered: the next request tries again and sees its own error.
       if (entries.get(file) === entry) entries.delete(file)
       throw err
@@ -57,15 +64,29 @@ function createStatCache ({ ttl = 1000, maxEntries = 4096, now = performance.now
     const time = now()
     const entry = entries.get(file)
     if (entry !== undefined && time - entry.time < ttl) return entry.hit
-    const fresh = { time, promise: null, hit: null }
+    // value: the settled stats (null: absent) for peek, undefined until then.
+    const fresh = { time, promise: null, hit: null, value: undefined }
     fresh.promise = load(file, fresh)
     fresh.hit = { promise: fresh.promise, cached: true }
     remember(file, fresh)
     return { promise: fresh.promise, cached: false }
   }
 
+  /**
+   * What lookup would give, without waiting: a hot path costs no promise.
+   * @param {string} file absolute path
+   * @returns {import('node:fs').Stats | null | undefined} the stats, null when
+   *   absent, undefined unless they are settled and less than `ttl` ms old
+   */
+  function peek (file) {
+    const entry = entries.get(file)
+    if (entry === undefined || now() - entry.time >= ttl) return undefined
+    return entry.value
+  }
+
   return {
     lookup,
+    peek,
     /** @param {string} file drop what is known of it: the next lookup stats afresh */
     forget (file) { entries.delete(file) },
     clear () { entries.clear() },

@@ -14,18 +14,19 @@ const { runInRequestScope } = require('../request-scope')
  */
 function createChainRunner (links, method, shared) {
   return function runChain (req, res, ctx) {
-    const chain = { req, res, ctx, settle: null, fellThrough: false }
+    const chain = new Chain(req, res, ctx)
     runInRequestScope(chain, runLink, 0, chain)
     if (chain.fellThrough) return false
-    // Answered, or still working asynchronously: the promise settles only if
-    // the chain later falls through to the pipeline.
-    return new Promise((resolve) => { chain.settle = resolve })
+    // Answered, or still working asynchronously: the pipeline goes on only
+    // if the chain later falls through to it.
+    chain.started = true
+    return chain
   }
 
   function runLink (index, chain) {
     if (index === links.length) {
-      if (chain.settle === null) chain.fellThrough = true
-      else chain.settle(false)
+      if (chain.started) chain.resume(false)
+      else chain.fellThrough = true
       return
     }
     const { req, res, ctx } = chain
@@ -57,6 +58,34 @@ function createChainRunner (links, method, shared) {
     // Once the request has moved on, another stage owns the response.
     if (continued) return
     shared.respond.sendError(req, res, 500, { error: err })
+  }
+}
+
+/**
+ * One request's way through the links. Once the links have returned without
+ * falling through, it is what the stage returns to the pipeline: a minimal
+ * thenable, since most chains answer and never settle, and a promise per
+ * request would cost an allocation and async-hook work for nothing.
+ */
+class Chain {
+  constructor (req, res, ctx) {
+    this.req = req
+    this.res = res
+    this.ctx = ctx
+    this.fellThrough = false
+    this.started = false
+    this.onSettled = null
+  }
+
+  // The pipeline's continuation (lib/pipeline.js runStages), called at most once.
+  then (onSettled) {
+    this.onSettled = onSettled
+  }
+
+  resume (done) {
+    const onSettled = this.onSettled
+    this.onSettled = null
+    if (onSettled !== null) onSettled(done)
   }
 }
 

@@ -80,6 +80,7 @@ async function configureLogs (options, role) {
     await Promise.all([next.events.open(), next.access === null ? null : next.access.open()])
   } else if (role.accessLog && config.enableLogging) {
     next.access = standardOutput()
+    await next.access.open()
   }
   const previous = { ...current }
   Object.assign(current, next)

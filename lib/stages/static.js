@@ -5,9 +5,9 @@ const path = require('node:path')
 const mime = require('mime-types')
 const send = require('send')
 const { createFileBodyCache } = require('../cache/file-body-cache')
-const { statOnce, statFresh } = require('../context')
+const { statOnce, statFresh, knownStat } = require('../context')
 const { compileCacheControl } = require('../static/cache-control')
-const { sendCoded } = require('../static/coded-response')
+const { sendCoded, sendCodedBody } = require('../static/coded-response')
 const { createCompression, CODINGS } = require('../static/compression')
 const { strongEtag } = require('../static/etag')
 const { statusForFsError } = require('../static/fs-errors')
@@ -95,10 +95,10 @@ function createStaticStage (options, shared) {
     const contentType = compression === null ? null : compression.negotiableType(urlPath, file, stat.size)
     // Ranges count bytes of the identity representation.
     const codings = contentType !== null && req.headers.range === undefined ? compression.acceptableCodings(req) : NO_CODINGS
-    const plain = codings.length === 0 && isPlainRequest(req.headers) && bodies.fits(stat)
+    const plain = codings.length === 0 && isPlainRequest(req.headers)
     // A held body was read from a file the symlink policy accepted less
     // than a TTL ago, and still matches the request's stats.
-    const held = plain ? bodies.peek(file, stat) : null
+    const held = (plain || codings.length !== 0) && bodies.fits(stat) ? bodies.peek(file, stat) : null
     if (held === null) {
       // Everything else opens the file by its path, so it is judged by
       // today's stats: cached ones may describe a file replaced since, by
@@ -116,19 +116,17 @@ function createStaticStage (options, shared) {
         return
       }
     }
-    res.setHeader('X-Content-Type-Options', 'nosniff')
-    const cacheControl = cacheControlFor === null ? null : cacheControlFor(urlPath)
-    if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
-    if (contentType !== null) addVary(res)
-    if (held !== null) {
-      sendHeld(req, res, file, held)
+    const cacheControl = startFile(res, urlPath, contentType)
+    if (codings.length !== 0) {
+      const sidecar = held !== null && held.variants[codings[0]] !== undefined ? null : await compression.findSidecar(file, stat, codings)
+      const coding = sidecar === null ? CODINGS[codings[0]] : sidecar.coding
+      let status = sidecar === null && bodies.fits(stat) ? await sendCodedHeld(req, res, file, stat, coding, contentType, held) : -1
+      if (status === -1) status = await sendCoded(req, res, { coding, file, stat, sidecar, contentType, etag: etags })
+      if (status !== 0) fail(req, res, status, null, cacheControl !== null)
       return
     }
-    if (codings.length !== 0) {
-      const sidecar = await compression.findSidecar(file, stat, codings)
-      const coding = sidecar === null ? CODINGS[codings[0]] : sidecar.coding
-      const status = await sendCoded(req, res, { coding, file, stat, sidecar, contentType, etag: etags })
-      if (status !== 0) fail(req, res, status, null, cacheControl !== null)
+    if (held !== null && plain) {
+      sendHeld(req, res, file, held)
       return
     }
     if (plain && bodies.fits(stat)) {
@@ -145,6 +143,49 @@ function createStaticStage (options, shared) {
       }
     }
     sendIdentity(req, res, urlPath, file, stat, cacheControl !== null)
+  }
+
+  // Headers of every answer with a file's contents. Returns the
+  // Cache-Control value set, or null.
+  function startFile (res, urlPath, contentType) {
+    res.setHeader('X-Content-Type-Options', 'nosniff')
+    const cacheControl = cacheControlFor === null ? null : cacheControlFor(urlPath)
+    if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
+    if (contentType !== null) addVary(res)
+    return cacheControl
+  }
+
+  // A coded body made from the held file and kept with it: -1 when the file
+  // cannot be held (it is then streamed through an encoder).
+  async function sendCodedHeld (req, res, file, stat, coding, contentType, held) {
+    let entry = held
+    let body
+    try {
+      if (entry === null) entry = await bodies.load(file, stat)
+      if (entry === null) return -1
+      body = entry.variants[coding.name] || await bodies.coded(file, entry, coding)
+    } catch {
+      // The streaming path opens the file again and reports its error.
+      return -1
+    }
+    return sendCodedBody(req, res, { coding, stat: entry.stat, contentType, etag: etags }, body)
+  }
+
+  // The answer from memory, at once, when the request asks for the whole
+  // file (no range, no precondition) and the representation it negotiates
+  // is held: the identity body, or a coded one made earlier.
+  function servedHeld (req, res, urlPath, file, stat) {
+    if (!isPlainRequest(req.headers) || !bodies.fits(stat)) return false
+    const held = bodies.peek(file, stat)
+    if (held === null) return false
+    const contentType = compression === null ? null : compression.negotiableType(urlPath, file, stat.size)
+    const codings = contentType === null ? NO_CODINGS : compression.acceptableCodings(req)
+    const coding = codings.length === 0 ? null : CODINGS[codings[0]]
+    if (coding !== null && held.variants[coding.name] === undefined) return false
+    startFile(res, urlPath, contentType)
+    if (coding === null) sendHeld(req, res, file, held)
+    else sendCodedBody(req, res, { coding, stat: held.stat, contentType, etag: etags }, held.variants[coding.name])
+    return true
   }
 
   // The whole 200 that send would write for a request without ranges or
@@ -164,14 +205,25 @@ function createStaticStage (options, shared) {
     else res.end(entry.body)
   }
 
-  return async function serveStatic (req, res, ctx) {
+  function failMissing (req, res, ctx) {
+    const err = ctx.error !== null && ctx.error.path === ctx.fsPath ? ctx.error : null
+    fail(req, res, statusForFsError(err), err, false)
+    return true
+  }
+
+  return function serveStatic (req, res, ctx) {
     if (ctx.fsPath === null || (req.method !== 'GET' && req.method !== 'HEAD')) return false
+    // A hot path is answered without a promise: its stats, and for a small
+    // file its body, are at hand.
+    const stat = knownStat(ctx)
+    if (stat === null) return failMissing(req, res, ctx)
+    if (stat !== undefined && stat.isFile() && servedHeld(req, res, ctx.pathname, ctx.fsPath, stat)) return true
+    return serveByStat(req, res, ctx)
+  }
+
+  async function serveByStat (req, res, ctx) {
     const stat = await statOnce(ctx)
-    if (stat === null) {
-      const err = ctx.error !== null && ctx.error.path === ctx.fsPath ? ctx.error : null
-      fail(req, res, statusForFsError(err), err, false)
-      return true
-    }
+    if (stat === null) return failMissing(req, res, ctx)
     let file = ctx.fsPath
     let fileStat = stat
     let urlPath = ctx.pathname

@@ -1,6 +1,6 @@
 'use strict'
 
-const { statOnce, statFresh } = require('../context')
+const { statOnce, statFresh, knownStat } = require('../context')
 const { fixRawBytes } = require('../util/sanitize-path')
 const { relativeLocation } = require('../util/relative-location')
 
@@ -20,6 +20,10 @@ function createTrailingSlashStage (options, shared) {
 
   return function redirectDirectory (req, res, ctx) {
     if (endsWithSlash(ctx.pathname) || endsWithSlash(ctx.origHref)) return false
+    // Most paths are hot in the stat cache and not directories: passed on
+    // without a promise.
+    const known = knownStat(ctx)
+    if (known === null || (known !== undefined && !known.isDirectory())) return false
     return redirectIfDirectory(req, res, ctx, respond)
   }
 }

@@ -23,8 +23,8 @@ const GZIP_OPTIONS = Object.freeze({ level: 6 })
  * representations apart and the name of a precompressed sidecar file.
  */
 const CODINGS = Object.freeze({
-  br: Object.freeze({ name: 'br', etagSuffix: '-br', extension: '.br', createEncoder: createBrotli }),
-  gzip: Object.freeze({ name: 'gzip', etagSuffix: '-gz', extension: '.gz', createEncoder: createGzip })
+  br: Object.freeze({ name: 'br', etagSuffix: '-br', extension: '.br', createEncoder: createBrotli, encode: encodeBrotli }),
+  gzip: Object.freeze({ name: 'gzip', etagSuffix: '-gz', extension: '.gz', createEncoder: createGzip, encode: encodeGzip })
 })
 
 function createBrotli () {
@@ -33,6 +33,20 @@ function createBrotli () {
 
 function createGzip () {
   return zlib.createGzip(GZIP_OPTIONS)
+}
+
+// The same bytes as the streams above, for a body held in memory; the work
+// runs on libuv's thread pool, off the event loop.
+function encodeBrotli (buffer) {
+  return new Promise((resolve, reject) => {
+    zlib.brotliCompress(buffer, BROTLI_OPTIONS, (err, coded) => err ? reject(err) : resolve(coded))
+  })
+}
+
+function encodeGzip (buffer) {
+  return new Promise((resolve, reject) => {
+    zlib.gzip(buffer, GZIP_OPTIONS, (err, coded) => err ? reject(err) : resolve(coded))
+  })
 }
 
 /**

@@ -18,6 +18,8 @@ function text (length, word) {
 
 const BIG = text(6756, 'the quick brown fox')
 const SMALL = text(100, 'tiny')
+// Beyond the 1 MiB a worker holds in memory: streamed through an encoder.
+const HUGE = text(1200 * 1024, 'a file too big to hold in memory')
 const APP_JS = text(3000, 'console.log("original")')
 const SIDECAR_BR = text(500, 'precompressed by brotli')
 const SIDECAR_GZ = text(500, 'precompressed by gzip')
@@ -26,6 +28,8 @@ const STALE_GZ = text(500, 'an outdated sidecar')
 
 const FILES = {
   'big.txt': BIG,
+  'huge.txt': HUGE,
+  'changing.txt': text(5000, 'first version'),
   'small.txt': SMALL,
   'image.png': crypto.randomBytes(3000),
   'blob.unknownext': text(3000, 'no known type'),
@@ -63,10 +67,11 @@ async function touch (file, offsetSeconds) {
 describe('compression', () => {
   const scope = createScope()
   let port
+  let webroot
 
   before(async () => {
     const site = await makeSite(scope, { workers: 1, dontCompress: ['/^\\/nocompress\\//'] }, FILES)
-    const webroot = site.webroot
+    webroot = site.webroot
     // Sidecars must not be older than their file; the stale one must be.
     await touch(path.join(webroot, 'pre/app.js.br'), 10)
     await touch(path.join(webroot, 'pre/app.js.gz'), 10)
@@ -77,14 +82,41 @@ describe('compression', () => {
   after(() => scope.cleanup())
 
   describe('on the fly', () => {
-    it('should send br that decodes to the file, chunked, with Vary', async () => {
+    it('should send br that decodes to the file, with its length and Vary', async () => {
       const res = await get(port, '/big.txt', 'gzip, deflate, br')
       assertBody(res, 'br', BIG)
-      assert.equal(res.headers['content-length'], undefined)
-      assert.equal(res.headers['transfer-encoding'], 'chunked')
+      // Coded once and held with the file: the length is known.
+      assert.equal(res.headers['content-length'], String(res.body.length))
       assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8')
       assert.equal(res.headers.vary, 'Accept-Encoding')
       assert.ok(res.body.length < BIG.length, 'the body is actually compressed')
+    })
+
+    it('should answer again from the held coded body, the same bytes and tag', async () => {
+      const first = await get(port, '/big.txt', 'br')
+      const again = await get(port, '/big.txt', 'br')
+      assert.ok(again.body.equals(first.body))
+      assert.equal(again.headers.etag, first.headers.etag)
+      assert.match(again.headers.etag, /-br"$/)
+    })
+
+    it('should code a changed file anew, within a second', async () => {
+      const first = await get(port, '/changing.txt', 'gzip')
+      assertBody(first, 'gzip', FILES['changing.txt'])
+      const changed = text(7000, 'second version')
+      await fs.writeFile(path.join(webroot, 'changing.txt'), changed)
+      await new Promise((resolve) => setTimeout(resolve, 1200))
+      const after = await get(port, '/changing.txt', 'gzip')
+      assertBody(after, 'gzip', changed)
+      assert.notEqual(after.headers.etag, first.headers.etag)
+    })
+
+    it('should stream a file too big to hold through the encoder, chunked', async () => {
+      const res = await get(port, '/huge.txt', 'br')
+      assertBody(res, 'br', HUGE)
+      assert.equal(res.headers['content-length'], undefined)
+      assert.equal(res.headers['transfer-encoding'], 'chunked')
+      assert.equal(res.headers.vary, 'Accept-Encoding')
     })
 
     it('should send gzip that decodes to the file', async () => {
@@ -132,11 +164,17 @@ describe('compression', () => {
     })
 
     it('should answer HEAD with the coded headers and no body', async () => {
+      const full = await get(port, '/big.txt', 'br')
       const res = await requestBytes(port, '/big.txt', { method: 'HEAD', headers: { 'Accept-Encoding': 'br' } })
       assert.equal(res.status, 200)
       assert.equal(res.headers['content-encoding'], 'br')
-      assert.equal(res.headers['content-length'], undefined)
+      assert.equal(res.headers['content-length'], full.headers['content-length'])
+      assert.equal(res.headers.etag, full.headers.etag)
       assert.equal(res.body.length, 0)
+      const huge = await requestBytes(port, '/huge.txt', { method: 'HEAD', headers: { 'Accept-Encoding': 'br' } })
+      assert.equal(huge.headers['content-encoding'], 'br')
+      assert.equal(huge.headers['content-length'], undefined)
+      assert.equal(huge.body.length, 0)
     })
   })
 

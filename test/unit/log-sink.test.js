@@ -40,6 +40,34 @@ describe('LineSink', () => {
     await sink.close()
   })
 
+  it('should batch lines of a quiet moment and write them within a fraction of a second', async (t) => {
+    const file = path.join(await tempDir(t), 'access.log')
+    const sink = new LineSink({ file })
+    await sink.open()
+    sink.write('one\n')
+    await new Promise((resolve) => setImmediate(resolve))
+    sink.write('two\n')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Written on its own, without flushed() asking for it.
+    assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\n')
+    await sink.close()
+  })
+
+  it('should write in file-sized batches to a descriptor that is a regular file, in pipe-sized ones to a pipe', async (t) => {
+    const file = path.join(await tempDir(t), 'stdout.log')
+    const handle = await fs.open(file, 'a')
+    t.after(() => handle.close())
+    const toFile = new LineSink({ fd: handle.fd })
+    await toFile.open()
+    assert.equal(toFile.batchBytes, 65536)
+    const { spawn } = require('node:child_process')
+    const child = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] })
+    t.after(() => child.kill())
+    const toPipe = new LineSink({ fd: child.stdin._handle.fd })
+    await toPipe.open()
+    assert.equal(toPipe.batchBytes, 4096)
+  })
+
   it('should switch to a new file on reopen without losing or splitting a line', async (t) => {
     const dir = await tempDir(t)
     const file = path.join(dir, 'access.log')
