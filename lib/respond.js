@@ -14,6 +14,7 @@ const REPRESENTATION_HEADERS = ['Content-Encoding', 'Content-Language', 'Content
 const PLACEHOLDER = /\{(errorMessage|errorDesc|stack|path|server|contact)\}/g
 const STACK_HIDDEN = '[error stack hidden]'
 const BUILT_IN_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+const NO_EXTRA = Object.freeze({})
 
 /**
  * @param {number} status
@@ -42,7 +43,14 @@ function createResponder (options, shared) {
   }))
   const page404 = config.page404 ? path.resolve(root, config.page404) : null
   const contact = escapeHtml(config.serverAdministratorEmail).replace(/\./g, '[dot]').replace(/@/g, '[at]')
-  const base = { root, rules, page404, templates, contact, config, shared }
+  // The webroot's `.404` and `404.html` style templates, per status.
+  const dotted = {}
+  const html = {}
+  for (const status of Object.keys(DESCRIPTIONS)) {
+    dotted[status] = path.join(root, '.' + status)
+    html[status] = path.join(root, status + '.html')
+  }
+  const base = { root, rules, page404, templates, dotted, html, contact, config, shared }
 
   /**
    * Answer with an error page.
@@ -51,9 +59,9 @@ function createResponder (options, shared) {
    * @param {number} status
    * @param {{headers?: object, error?: Error, extName?: string, description?: string}} [extra]
    *   `description`: plain text that replaces the status's standard sentence in {errorDesc}
-   * @returns {Promise<void>}
+   * @returns {Promise<void>|undefined} a promise when a template must be read first
    */
-  async function sendError (req, res, status, extra = {}) {
+  function sendError (req, res, status, extra = NO_EXTRA) {
     if (res.headersSent) {
       // Too late for a status line: cut the connection, so the client sees
       // a truncated response rather than a silently incomplete one.
@@ -61,15 +69,27 @@ function createResponder (options, shared) {
       return
     }
     const code = DESCRIPTIONS[status] === undefined ? 501 : status
+    const candidates = templateFiles(base, req, code)
+    // Templates read (or found absent) a moment ago: answered at once.
+    const known = knownTemplate(base.templates, candidates)
+    if (known === undefined) return loadThenWrite(req, res, code, extra, candidates)
+    writeError(req, res, code, extra, known, null)
+  }
+
+  async function loadThenWrite (req, res, code, extra, candidates) {
     let template = null
     let loadError = null
     try {
-      template = await findTemplate(base, req, code)
+      template = await loadTemplate(base.templates, candidates)
     } catch (err) {
       loadError = err
       shared.log.warn('cannot read the error page for ' + code + ': ' + err.message)
     }
     if (res.headersSent || res.destroyed) return
+    writeError(req, res, code, extra, template, loadError)
+  }
+
+  function writeError (req, res, code, extra, template, loadError) {
     const values = pageValues(base, req, code, extra)
     const body = template === null
       ? builtInPage(values, loadError)
@@ -98,7 +118,14 @@ function createResponder (options, shared) {
   return { sendError, redirect }
 }
 
-async function findTemplate (base, req, status) {
+/**
+ * The files that may hold the page for a status, first choice first: the
+ * matching errorPages entries, page404, then `.<status>` and `<status>.html`
+ * in the webroot.
+ * @returns {string[]}
+ */
+function templateFiles (base, req, status) {
+  const files = []
   if (base.rules.length !== 0) {
     const hostname = requestHostname(req)
     const local = req.socket.localAddress
@@ -106,17 +133,31 @@ async function findTemplate (base, req, status) {
       if (rule.scode !== status) continue
       if (rule.host !== null && !rule.host(hostname)) continue
       if (rule.ip !== null && !rule.ip(local)) continue
-      const content = await base.templates.get(rule.file)
-      if (content !== null) return content
+      files.push(rule.file)
     }
   }
-  if (status === 404 && base.page404 !== null) {
-    const content = await base.templates.get(base.page404)
+  if (status === 404 && base.page404 !== null) files.push(base.page404)
+  files.push(base.dotted[status], base.html[status])
+  return files
+}
+
+// The first template that exists, when every file up to it is known;
+// undefined when one must still be read.
+function knownTemplate (templates, files) {
+  for (const file of files) {
+    const content = templates.peek(file)
+    // A template found, or one not known yet (undefined): either ends the search.
     if (content !== null) return content
   }
-  const dotted = await base.templates.get(path.join(base.root, '.' + status))
-  if (dotted !== null) return dotted
-  return base.templates.get(path.join(base.root, status + '.html'))
+  return null
+}
+
+async function loadTemplate (templates, files) {
+  for (const file of files) {
+    const content = await templates.get(file)
+    if (content !== null) return content
+  }
+  return null
 }
 
 function pageValues (base, req, status, extra) {

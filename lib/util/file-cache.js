@@ -10,7 +10,8 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR'])
  * is read at most once per `ttl` ms, so editing one takes effect within that
  * time without a reload and without a read on every request.
  * @param {{ttl?: number, maxEntries?: number}} [options]
- * @returns {{get: (file: string) => Promise<string|null>}} null when the file does not exist;
+ * @returns {{get: (file: string) => Promise<string|null>, peek: (file: string) => string|null|undefined}}
+ *   get: null when the file does not exist;
  *   other read errors (EACCES, EISDIR) reject, and are remembered for `ttl`
  *   ms too, so a broken file is not retried on every request
  */
@@ -31,16 +32,30 @@ function createFileCache ({ ttl = 1000, maxEntries = 256 } = {}) {
     const entry = entries.get(file)
     if (entry !== undefined && now - entry.time < ttl) return entry.value
     const value = load(file)
+    // content: the settled text (null: absent) for peek; undefined until then.
+    const fresh = { time: now, value, content: undefined }
     // Oldest read first out; a re-read file moves to the end.
     entries.delete(file)
     if (entries.size >= maxEntries) entries.delete(entries.keys().next().value)
-    entries.set(file, { time: now, value })
+    entries.set(file, fresh)
     // Every caller handles the rejection; this keeps an unawaited one quiet.
-    value.catch(noop)
+    value.then((content) => { fresh.content = content }, noop)
     return value
   }
 
-  return { get }
+  /**
+   * What get would give, without waiting: a hot file costs no promise.
+   * @param {string} file
+   * @returns {string|null|undefined} undefined unless read (or found absent)
+   *   less than `ttl` ms ago; a read error is get's to report
+   */
+  function peek (file) {
+    const entry = entries.get(file)
+    if (entry === undefined || Date.now() - entry.time >= ttl) return undefined
+    return entry.content
+  }
+
+  return { get, peek }
 }
 
 function noop () {}

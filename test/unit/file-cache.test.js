@@ -36,6 +36,24 @@ describe('createFileCache', () => {
     assert.equal(await cache.get(file), 'here')
   })
 
+  it('should peek at settled reads only, within the ttl, and never at a failed one', async (t) => {
+    const dir = await tempDir(t)
+    const file = path.join(dir, 'page.html')
+    await fs.writeFile(file, 'text')
+    const cache = createFileCache({ ttl: 100 })
+    assert.equal(cache.peek(file), undefined, 'not read yet')
+    const pending = cache.get(file)
+    assert.equal(cache.peek(file), undefined, 'still being read')
+    await pending
+    assert.equal(cache.peek(file), 'text')
+    await cache.get(path.join(dir, 'absent'))
+    assert.equal(cache.peek(path.join(dir, 'absent')), null)
+    await assert.rejects(cache.get(dir), { code: 'EISDIR' })
+    assert.equal(cache.peek(dir), undefined)
+    await sleep(150)
+    assert.equal(cache.peek(file), undefined, 'older than the ttl')
+  })
+
   it('should reject for a directory and remember the failure for the ttl', async (t) => {
     const dir = await tempDir(t)
     const target = path.join(dir, 'template')

@@ -113,6 +113,18 @@ describe('createResponder', () => {
     assert.ok(res.body.includes('href="/a?b=&quot;c&quot;&amp;d"'))
   })
 
+  it('should write the page at once when its templates were looked up a moment ago', async () => {
+    const { sendError } = responder()
+    const first = new FakeResponse()
+    const pending = sendError(fakeRequest(), first, 404)
+    assert.equal(first.body, null, 'the first answer waits for the template lookups')
+    await pending
+    assert.match(first.body, /404 Not Found/)
+    const second = new FakeResponse()
+    assert.equal(sendError(fakeRequest(), second, 404), undefined)
+    assert.equal(second.body, first.body)
+  })
+
   it('should know the non-standard reason phrases', () => {
     assert.equal(reasonPhrase(599), 'Network Connect Timeout Error')
     assert.equal(reasonPhrase(404), 'Not Found')
