@@ -177,7 +177,20 @@ async function readWhole (file, maxFileBytes, expected) {
     // type, etag and lastModified: header values the caller computes once;
     // variants: coded bodies ready to send, by coding; coding: the promises
     // making them; bytes: the body and its variants.
-    return { body, stat, checked: 0, type: null, etag: null, lastModified: null, variants: {}, coding: {}, bytes: body.length }
+    // negotiatedPath/Type: the static stage's compression verdict, by URL path.
+    return {
+      body,
+      stat,
+      checked: 0,
+      type: null,
+      etag: null,
+      lastModified: null,
+      variants: {},
+      coding: {},
+      bytes: body.length,
+      negotiatedPath: null,
+      negotiatedType: null
+    }
   } finally {
     await handle.close()
   }

@@ -171,6 +171,16 @@ function createStaticStage (options, shared) {
     return sendCodedBody(req, res, { coding, stat: entry.stat, contentType, etag: etags }, body)
   }
 
+  // The compression verdict of a held file, kept with it for the URL path
+  // it was last asked under (dontCompress matches paths, not files).
+  function negotiableTypeOf (held, urlPath, file) {
+    if (held.negotiatedPath !== urlPath) {
+      held.negotiatedType = compression.negotiableType(urlPath, file, held.body.length)
+      held.negotiatedPath = urlPath
+    }
+    return held.negotiatedType
+  }
+
   // The answer from memory, at once, when the request asks for the whole
   // file (no range, no precondition) and the representation it negotiates
   // is held: the identity body, or a coded one made earlier.
@@ -178,7 +188,7 @@ function createStaticStage (options, shared) {
     if (!isPlainRequest(req.headers) || !bodies.fits(stat)) return false
     const held = bodies.peek(file, stat)
     if (held === null) return false
-    const contentType = compression === null ? null : compression.negotiableType(urlPath, file, stat.size)
+    const contentType = compression === null ? null : negotiableTypeOf(held, urlPath, file)
     const codings = contentType === null ? NO_CODINGS : compression.acceptableCodings(req)
     const coding = codings.length === 0 ? null : CODINGS[codings[0]]
     if (coding !== null && held.variants[coding.name] === undefined) return false
