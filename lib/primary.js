@@ -20,6 +20,7 @@ const { countRestart, countReload, renderMetrics, primaryCounters } = require('.
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { primaryActions } = require('./console/actions')
+const { FairShare } = require('./balance/primary')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -60,6 +61,9 @@ class Supervisor {
     this.application = null
     this.forceTimer = null
     this.stats = new StatsCollector()
+    this.fairShare = new FairShare((worker, share) => {
+      if (worker.isConnected()) worker.send(message('fair-share', { connections: share }))
+    })
     this.metrics = new StatsCollector(undefined, 'metrics-collect')
     // Console state every worker, including ones forked later, must share.
     this.blocked = []
@@ -71,6 +75,7 @@ class Supervisor {
       'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker),
       'metrics-query': (msg, worker) => this.onMetricsQuery(msg, worker),
       'metrics-snapshot': (msg, worker) => this.metrics.accept(msg, worker),
+      load: (msg, worker) => this.onLoad(msg, worker),
       // The failed-login throttle shared by every worker.
       ...createThrottleHandlers(log)
     }
@@ -190,9 +195,15 @@ class Supervisor {
     })
   }
 
+  onLoad (msg, worker) {
+    const record = this.records.get(worker)
+    if (record !== undefined && !record.retiring) this.fairShare.report(worker, msg.connections)
+  }
+
   onExit (worker, code, signal) {
     const record = this.records.get(worker)
     this.records.delete(worker)
+    this.fairShare.forget(worker)
     if (record === undefined) return
     const { slot } = record
     const how = signal ? 'signal ' + signal : 'code ' + code
@@ -348,6 +359,7 @@ class Supervisor {
       await ready
     } catch (err) {
       record.retiring = true
+      this.fairShare.forget(fresh)
       fresh.process.kill('SIGKILL')
       if (slot.worker === null && slot.timer === null && this.phase === 'running') this.scheduleFork(slot, slot.backoff)
       throw err
@@ -372,6 +384,7 @@ class Supervisor {
     const record = this.records.get(worker)
     if (record === undefined || record.retiring) return
     record.retiring = true
+    this.fairShare.forget(worker)
     worker.send(message('shutdown'))
     const timeout = this.options.config.shutdownTimeout
     setTimeout(() => {
@@ -394,6 +407,7 @@ class Supervisor {
     for (const [worker, record] of this.records) {
       if (record.waiter !== null) record.waiter.reject(new Error('server is stopping'))
       record.retiring = true
+      this.fairShare.forget(worker)
       worker.send(message('shutdown', { delay: this.options.config.shutdownDelay }))
     }
     if (this.records.size === 0) {

@@ -13,6 +13,7 @@ const { secureServerOptions, createSniSelector, http2Settings } = require('./tls
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
 const { observeRequest } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
+const { shedIfOverShare } = require('./balance/worker')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -149,6 +150,7 @@ function routeRequests (server, pipeline, onConnect) {
   server.on('request', function onRequest (req, res) {
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
     if (server.svrDraining) res.shouldKeepAlive = false
+    else shedIfOverShare(req, res)
     observeRequest(req, res)
     if (declaresTooLargeBody(req, server.svrMaxBody)) {
       // The body is not read, so the connection cannot carry another request.

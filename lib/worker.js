@@ -12,6 +12,7 @@ const { configureMetrics, trackServers } = require('./metrics/worker')
 const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
 const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
 const { stopAccepting, resumeAccepting, serverList } = require('./console/accepting')
+const { startLoadReports, setFairShare } = require('./balance/worker')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -34,6 +35,7 @@ function runWorker () {
     'metrics-collect': answerMetricsCollect,
     'metrics-reply': settleMetricsQuery,
     'auth-verdict': settleThrottleQuery,
+    'fair-share': setFairShare,
     'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
   process.on('message', (msg) => dispatch(handlers, msg))
@@ -75,6 +77,7 @@ async function boot (options, state, log) {
     const addresses = await listenServers(servers, options.config)
     state.servers = servers
     state.options = options
+    startLoadReports(serverList(servers))
     process.send(message('listening', {
       address: addresses.main,
       plainAddress: addresses.plain,
