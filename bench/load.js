@@ -6,7 +6,7 @@
 const { execFile } = require('node:child_process')
 
 /**
- * @typedef {{rps: number, p99Ms: number, non2xx: number, errors: number, bytesPerSec: number}} LoadResult
+ * @typedef {{rps: number, requests: number, p99Ms: number, non2xx: number, errors: number, bytesPerSec: number}} LoadResult
  */
 
 /**
@@ -43,13 +43,15 @@ const UNIT_BYTES = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }
  */
 function parseWrk (text) {
   const rps = text.match(/Requests\/sec:\s+([\d.]+)/)
+  const requests = text.match(/(\d+) requests in /)
   const p99 = text.match(/^\s+99%\s+([\d.]+)(us|ms|s|m)\s*$/m)
-  if (!rps || !p99) throw new Error('cannot read wrk output:\n' + text)
+  if (!rps || !requests || !p99) throw new Error('cannot read wrk output:\n' + text)
   const non2xx = text.match(/Non-2xx or 3xx responses: (\d+)/)
   const socket = text.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/)
   const transfer = text.match(/Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/)
   return {
     rps: Number(rps[1]),
+    requests: Number(requests[1]),
     p99Ms: Number(p99[1]) * UNIT_MS[p99[2]],
     non2xx: non2xx ? Number(non2xx[1]) : 0,
     errors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
@@ -62,6 +64,7 @@ async function runAutocannon ({ url, connections, seconds, headers = {} }) {
   const result = await autocannon({ url, connections, duration: seconds, headers })
   return {
     rps: result.requests.average,
+    requests: result.requests.total,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
