@@ -23,7 +23,8 @@ const OTHER = 'other'
 const CATEGORIES = [SOCKET_WRITES, GC, ACCESS_LOG, ASYNC_CONTEXT, APPLICATION, PIPELINE, SEND, NODE_HTTP, OTHER]
 
 // Native write calls of the stream handles; as leaves, their time is
-// mostly the system call.
+// mostly the system call. fs has calls of the same names (the access log's
+// writes to a file): those called from node:fs are not socket writes.
 const WRITE_CALLS = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String', 'writeAsciiString'])
 const NODE_HTTP_URLS = ['node:_http', 'node:net', 'node:internal/streams', 'node:internal/stream_base_commons', 'node:internal/http', 'node:events']
 const ASYNC_HOOKS_URLS = new Set(['node:async_hooks', 'node:internal/async_hooks'])
@@ -105,22 +106,29 @@ function classifier (profile, root) {
   const known = new Map()
   return function classify (leaf) {
     let category = known.get(leaf.id)
-    if (category !== undefined) return category
-    category = OTHER
-    for (let node = leaf; node; node = byId.get(parentOf.get(node.id))) {
-      const found = frameCategory(node.callFrame, node === leaf, libPrefixes)
-      if (found !== null) {
-        category = found
-        break
-      }
+    if (category === undefined) {
+      category = walk(leaf)
+      known.set(leaf.id, category)
     }
-    known.set(leaf.id, category)
     return category
+  }
+
+  function walk (leaf) {
+    if (isSocketWrite(leaf, byId.get(parentOf.get(leaf.id)))) return SOCKET_WRITES
+    for (let node = leaf; node; node = byId.get(parentOf.get(node.id))) {
+      const found = frameCategory(node.callFrame, libPrefixes)
+      if (found !== null) return found
+    }
+    return OTHER
   }
 }
 
-function frameCategory ({ functionName, url }, isLeaf, libPrefixes) {
-  if (isLeaf && url === '' && WRITE_CALLS.has(functionName)) return SOCKET_WRITES
+function isSocketWrite (leaf, caller) {
+  const { functionName, url } = leaf.callFrame
+  return url === '' && WRITE_CALLS.has(functionName) && !(caller && caller.callFrame.url === 'node:fs')
+}
+
+function frameCategory ({ functionName, url }, libPrefixes) {
   if (functionName === '(garbage collector)') return GC
   if (url.includes('/lib/logging/')) return ACCESS_LOG
   if (url.includes('/lib/request-scope') || ASYNC_HOOKS_URLS.has(url)) return ASYNC_CONTEXT

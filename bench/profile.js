@@ -108,7 +108,7 @@ function topFunctions (profiles, requests, { window }) {
       const frame = node.callFrame
       if (frame.functionName === '(idle)') return
       busyUs += us
-      const key = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? ':' + (frame.lineNumber + 1) : ''}`
+      const key = (frame.functionName || '(anonymous)') + (frame.url ? ` ${shortUrl(frame.url)}:${frame.lineNumber + 1}` : '')
       byFrame.set(key, (byFrame.get(key) || 0) + us)
     })
   }
