@@ -5,6 +5,8 @@
 
 const { execFile } = require('node:child_process')
 
+const loads = new Set()
+
 /**
  * @typedef {{rps: number, requests: number, p99Ms: number, non2xx: number, errors: number, bytesPerSec: number}} LoadResult
  */
@@ -23,7 +25,8 @@ function runWrk ({ url, connections, seconds, headers = {} }) {
   for (const [name, value] of Object.entries(headers)) args.push('-H', name + ': ' + value)
   args.push(url)
   return new Promise((resolve, reject) => {
-    execFile('wrk', args, { timeout: (seconds + 30) * 1000 }, (err, stdout, stderr) => {
+    const child = execFile('wrk', args, { timeout: (seconds + 30) * 1000 }, (err, stdout, stderr) => {
+      loads.delete(child)
       if (err) return reject(new Error('wrk failed: ' + (stderr || err.message)))
       try {
         resolve(parseWrk(stdout))
@@ -31,7 +34,13 @@ function runWrk ({ url, connections, seconds, headers = {} }) {
         reject(parseErr)
       }
     })
+    loads.add(child)
   })
+}
+
+/** Stop the wrk runs under way, when the bench is interrupted. */
+function stopLoads () {
+  for (const child of loads) child.kill()
 }
 
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60000 }
@@ -72,4 +81,4 @@ async function runAutocannon ({ url, connections, seconds, headers = {} }) {
   }
 }
 
-module.exports = { runLoad, parseWrk }
+module.exports = { runLoad, parseWrk, stopLoads }

@@ -19,7 +19,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { createSite } = require('./site')
 const { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
-const { runLoad } = require('./load')
+const { runLoad, stopLoads } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
 
@@ -87,6 +87,7 @@ async function main () {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
     process.once(signal, () => {
       console.error('bench: ' + signal + ', stopping the servers')
+      stopLoads()
       stopAll()
         .then(() => fs.rm(dir, { recursive: true, force: true }))
         .finally(() => process.exit(code))
