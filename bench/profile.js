@@ -170,7 +170,9 @@ function us (value) {
 }
 
 function signed (value) {
-  return (value >= 0 ? '+' : '−') + Math.abs(value).toFixed(1)
+  const text = Math.abs(value).toFixed(1)
+  if (Number(text) === 0) return text
+  return (value > 0 ? '+' : '−') + text
 }
 
 module.exports = { profileMissed, profileWorkload, renderProfile, PLAN }

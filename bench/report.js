@@ -27,7 +27,7 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, var
   const used = [...new Set(rows.map((row) => row.workload.variant).filter(Boolean))]
   for (const name of used) {
     lines.push(`Rows ending in “— ${variants[name].label}”: a second svr with \`${JSON.stringify(variants[name].config)}\` ` +
-      'in its config, measured in the same run against the same baseline; no target.', '')
+      'in its config, measured in the rounds of the default row (A B C, C B A) against the same baseline runs; no target.', '')
   }
   const errors = rows.filter((row) => row.svr.errors > 0 || (row.svr.non2xx > 0 && (row.workload.base || row.workload.name) !== '404'))
   if (errors.length > 0) {

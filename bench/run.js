@@ -139,6 +139,9 @@ async function loadTool () {
 
 /**
  * Every workload against svr (or its variant) and its baseline, A B A B.
+ * A variant row is measured in the rounds of its default row, against the
+ * same baseline runs (A B C, C B A): the run stays within its time, and
+ * the default and the variant are compared on the same minutes.
  * Only the baselines and variants the workloads need are started.
  */
 async function measure ({ site, dir, tool, plan, workloads }) {
@@ -154,17 +157,31 @@ async function measure ({ site, dir, tool, plan, workloads }) {
       const configFile = await variantConfig(site, dir, variant)
       variants.set(variant, await startSvr(site, dir, { configFile, name: 'svr ' + variant }))
     }
-    const rows = []
-    for (const workload of workloads) {
-      rows.push(await measureWorkload({ tool, plan, workload, svr: workload.variant ? variants.get(workload.variant) : svr, baseline: targets[workload.baseline] }))
+    const svrFor = (workload) => workload.variant ? variants.get(workload.variant) : svr
+    const measured = new Map()
+    for (const group of groupVariants(workloads)) {
+      const rows = await measureGroup({ tool, plan, group, svrFor, baseline: targets[group[0].baseline] })
+      for (const row of rows) measured.set(row.workload, row)
     }
     const nginx = baselines.has('nginx') ? targets.nginx !== null : null
-    return { rows, startup, nginx }
+    return { rows: workloads.map((w) => measured.get(w)), startup, nginx }
   } finally {
     for (const target of [svr, targets.bare, targets.nginx, ...variants.values()]) {
       if (target !== null) await stop(target.proc)
     }
   }
+}
+
+// Each workload with the variants of it that are on the list; a variant
+// whose default row is not is a group of its own.
+function groupVariants (workloads) {
+  const groups = new Map()
+  for (const workload of workloads) {
+    const key = workload.variant && workloads.some((w) => w.name === workload.base) ? workload.base : workload.name
+    if (!groups.has(key)) groups.set(key, [])
+    groups.get(key).push(workload)
+  }
+  return [...groups.values()]
 }
 
 // The site's config with the variant's overrides, beside it, so that the
@@ -176,24 +193,30 @@ async function variantConfig (site, dir, variant) {
   return file
 }
 
-async function measureWorkload ({ tool, plan, workload, svr, baseline }) {
-  const pair = baseline === null ? [svr] : [svr, baseline]
-  const runs = new Map(pair.map((t) => [t.name, []]))
-  for (const target of pair) {
+async function measureGroup ({ tool, plan, group, svrFor, baseline }) {
+  const targets = [svrFor(group[0])]
+  if (baseline !== null) targets.push(baseline)
+  for (const variant of group.slice(1)) targets.push(svrFor(variant))
+  // All of a group load the same path the same way.
+  const workload = group[0]
+  const runs = new Map(targets.map((t) => [t.name, []]))
+  for (const target of targets) {
     if (plan.warmup > 0) await load(tool, target, workload, plan.warmup)
   }
   for (let round = 0; round < plan.rounds; round++) {
     // A B A B: each round runs every target once, alternating the order.
-    const order = round % 2 === 0 ? pair : [...pair].reverse()
+    const order = round % 2 === 0 ? targets : [...targets].reverse()
     for (const target of order) {
       runs.get(target.name).push(await load(tool, target, workload, plan.seconds))
       await sleep(200)
     }
   }
-  const row = { workload, svr: median(runs.get(svr.name)), baselineName: workload.baseline, baseline: null }
-  if (baseline !== null) row.baseline = median(runs.get(baseline.name))
-  console.error(progressLine(row))
-  return row
+  return group.map((member) => {
+    const row = { workload: member, svr: median(runs.get(svrFor(member).name)), baselineName: member.baseline, baseline: null }
+    if (baseline !== null) row.baseline = median(runs.get(baseline.name))
+    console.error(progressLine(row))
+    return row
+  })
 }
 
 /**
