@@ -32,12 +32,13 @@ async function profileMissed ({ site, dir, tool, workload, plan = PLAN }) {
 }
 
 /**
- * `--profile NAME`: the categories and top functions of svr alone.
+ * `--profile NAME`: the categories and top functions of svr alone (with
+ * the config of the workload's variant, if it has one).
  * @returns {Promise<string>} markdown
  */
-async function profileWorkload ({ site, dir, tool, workload, seconds }) {
+async function profileWorkload ({ site, dir, tool, workload, configFile, seconds }) {
   const plan = { warmup: Math.min(PLAN.warmup, seconds), seconds }
-  const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs }) })
+  const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs, configFile }) })
   return renderProfile({ workload, svr, baseline: null, baselineName: null })
 }
 

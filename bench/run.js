@@ -98,7 +98,8 @@ async function main () {
     if (args.profile !== null) {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
       if (!workload) throw new Error('no workload ' + args.profile + '; one of ' + WORKLOADS.map((w) => w.name).join(', '))
-      const summary = await profileWorkload({ site, dir, tool, workload, seconds: args.quick ? 2 : 5 })
+      const configFile = workload.variant ? await variantConfig(site, dir, workload.variant) : undefined
+      const summary = await profileWorkload({ site, dir, tool, workload, configFile, seconds: args.quick ? 2 : 5 })
       console.log(summary)
       return
     }
