@@ -12,8 +12,10 @@ const { runLoad } = require('./load')
 const { CATEGORIES, eachSample, costPerRequest } = require('./categories')
 
 const TOP = Number(process.env.BENCH_PROFILE_TOP) || 8
-// A second of load first, so that the profiled seconds see code that the
-// JIT has already compiled, as the measured runs do after their warm-up.
+/**
+ * A second of load first, so that the profiled seconds see code that the
+ * JIT has already compiled, as the measured runs do after their warm-up.
+ */
 const PLAN = { warmup: 1, seconds: 4 }
 const PROJECT_ROOT = path.join(__dirname, '..')
 
