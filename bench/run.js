@@ -103,8 +103,9 @@ async function main () {
       console.log(summary)
       return
     }
+    const unknown = [...(args.only || [])].filter((name) => !WORKLOADS.some((w) => w.name === name))
+    if (unknown.length > 0) throw new Error('no workload ' + unknown.join(', ') + '; known: ' + WORKLOADS.map((w) => w.name).join(', '))
     const workloads = WORKLOADS.filter((w) => args.only === null || args.only.has(w.name) || args.only.has(w.base))
-    if (workloads.length === 0) throw new Error('--only matches no workload; known: ' + WORKLOADS.map((w) => w.name).join(', '))
     const measuredAt = Date.now()
     const results = await measure({ site, dir, tool, plan, workloads })
     console.error(`bench: measured in ${((Date.now() - measuredAt) / 1000).toFixed(0)} s`)
