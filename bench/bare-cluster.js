@@ -50,10 +50,17 @@ if (cluster.isPrimary) {
       if (++ready === WORKERS) console.log('listening on http://127.0.0.1:' + port)
     })
   }
+  // Workers that exit by themselves write their --cpu-prof profiles; a
+  // worker killed by a signal would not.
   process.on('SIGTERM', () => {
-    for (const worker of Object.values(cluster.workers)) worker.kill()
-    process.exit(0)
+    let left = Object.keys(cluster.workers).length
+    if (left === 0) process.exit(0)
+    for (const worker of Object.values(cluster.workers)) {
+      worker.once('exit', () => { if (--left === 0) process.exit(0) })
+      worker.process.kill('SIGTERM')
+    }
   })
 } else {
+  process.on('SIGTERM', () => process.exit(0))
   http.createServer(handle).listen(Number(process.env.BENCH_PORT), '127.0.0.1')
 }

@@ -5,8 +5,10 @@
 
 const { execFile } = require('node:child_process')
 
+const loads = new Set()
+
 /**
- * @typedef {{rps: number, p99Ms: number, non2xx: number, errors: number, bytesPerSec: number}} LoadResult
+ * @typedef {{rps: number, requests: number, p99Ms: number, non2xx: number, errors: number, bytesPerSec: number}} LoadResult
  */
 
 /**
@@ -23,7 +25,8 @@ function runWrk ({ url, connections, seconds, headers = {} }) {
   for (const [name, value] of Object.entries(headers)) args.push('-H', name + ': ' + value)
   args.push(url)
   return new Promise((resolve, reject) => {
-    execFile('wrk', args, { timeout: (seconds + 30) * 1000 }, (err, stdout, stderr) => {
+    const child = execFile('wrk', args, { timeout: (seconds + 30) * 1000 }, (err, stdout, stderr) => {
+      loads.delete(child)
       if (err) return reject(new Error('wrk failed: ' + (stderr || err.message)))
       try {
         resolve(parseWrk(stdout))
@@ -31,7 +34,13 @@ function runWrk ({ url, connections, seconds, headers = {} }) {
         reject(parseErr)
       }
     })
+    loads.add(child)
   })
+}
+
+/** Stop the wrk runs under way, when the bench is interrupted. */
+function stopLoads () {
+  for (const child of loads) child.kill()
 }
 
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60000 }
@@ -43,13 +52,15 @@ const UNIT_BYTES = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }
  */
 function parseWrk (text) {
   const rps = text.match(/Requests\/sec:\s+([\d.]+)/)
+  const requests = text.match(/(\d+) requests in /)
   const p99 = text.match(/^\s+99%\s+([\d.]+)(us|ms|s|m)\s*$/m)
-  if (!rps || !p99) throw new Error('cannot read wrk output:\n' + text)
+  if (!rps || !requests || !p99) throw new Error('cannot read wrk output:\n' + text)
   const non2xx = text.match(/Non-2xx or 3xx responses: (\d+)/)
   const socket = text.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/)
   const transfer = text.match(/Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/)
   return {
     rps: Number(rps[1]),
+    requests: Number(requests[1]),
     p99Ms: Number(p99[1]) * UNIT_MS[p99[2]],
     non2xx: non2xx ? Number(non2xx[1]) : 0,
     errors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
@@ -62,6 +73,7 @@ async function runAutocannon ({ url, connections, seconds, headers = {} }) {
   const result = await autocannon({ url, connections, duration: seconds, headers })
   return {
     rps: result.requests.average,
+    requests: result.requests.total,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
@@ -69,4 +81,4 @@ async function runAutocannon ({ url, connections, seconds, headers = {} }) {
   }
 }
 
-module.exports = { runLoad, parseWrk }
+module.exports = { runLoad, parseWrk, stopLoads }

@@ -1,84 +1,181 @@
 'use strict'
 
-// --profile NAME: run one workload against svr started with --cpu-prof and
-// list the functions with the most self time in its workers, to see what
-// bounds a workload that misses its target.
+// What bounds a workload that misses its target: the workload run again
+// against svr (and the bare cluster, when that is its baseline) started
+// with --cpu-prof, and the CPU time of their workers per request, by
+// category and by function. `--profile NAME` prints the same for svr alone.
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
-const { startSvr, stop } = require('./targets')
+const { startSvr, startBare, stop } = require('./targets')
 const { runLoad } = require('./load')
+const { CATEGORIES, eachSample, costPerRequest } = require('./categories')
 
-const TOP = Number(process.env.BENCH_PROFILE_TOP) || 10
+const TOP = Number(process.env.BENCH_PROFILE_TOP) || 8
+/**
+ * A second of load first, so that the profiled seconds see code that the
+ * JIT has already compiled, as the measured runs do after their warm-up.
+ */
+const PLAN = { warmup: 1, seconds: 4 }
+const PROJECT_ROOT = path.join(__dirname, '..')
 
-async function profileWorkload ({ site, dir, tool, workload, seconds }) {
-  const profiles = path.join(dir, 'profiles')
-  await fs.mkdir(profiles)
-  const svr = await startSvr(site, dir, { nodeArgs: ['--cpu-prof', '--cpu-prof-dir=' + profiles] })
-  let result
-  try {
-    result = await runLoad(tool, {
-      url: 'http://127.0.0.1:' + svr.port + workload.target,
-      connections: workload.connections,
-      seconds,
-      headers: workload.headers
-    })
-  } finally {
-    // Profiles are written when the processes exit.
-    await stop(svr.proc)
+/**
+ * Profile one workload against svr and, when the bare cluster is its
+ * baseline, against that too; nginx cannot be profiled this way.
+ * @returns {Promise<{workload: object, svr: object, baseline: object|null, baselineName: string}>}
+ */
+async function profileMissed ({ site, dir, tool, workload, plan = PLAN }) {
+  const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs }) })
+  let baseline = null
+  if (workload.baseline === 'bare') {
+    baseline = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startBare(dir, { nodeArgs }) })
   }
-  const files = (await fs.readdir(profiles)).filter((name) => name.endsWith('.cpuprofile'))
-  const summaries = []
-  for (const name of files) {
-    const profile = JSON.parse(await fs.readFile(path.join(profiles, name), 'utf8'))
-    summaries.push(summarize(profile))
-  }
-  // Busiest first: the workers, then the primary, which serves no requests.
-  summaries.sort((a, b) => b.busyMs - a.busyMs)
-  return render(workload, result, summaries)
+  return { workload, svr, baseline, baselineName: workload.baseline }
 }
 
 /**
- * Self time per function, from a V8 .cpuprofile (nodes with hitCount, or
- * samples with timeDeltas).
- * @param {{nodes: object[], samples: number[], timeDeltas: number[]}} profile
+ * `--profile NAME`: the categories and top functions of svr alone (with
+ * the config of the workload's variant, if it has one).
+ * @returns {Promise<string>} markdown
  */
-function summarize (profile) {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
-  const selfUs = new Map()
-  for (let i = 0; i < profile.samples.length; i++) {
-    const id = profile.samples[i]
-    selfUs.set(id, (selfUs.get(id) || 0) + (profile.timeDeltas[i] || 0))
-  }
-  const byFrame = new Map()
-  let totalUs = 0
-  for (const [id, us] of selfUs) {
-    const frame = byId.get(id).callFrame
-    const key = `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url)}${frame.url ? ':' + (frame.lineNumber + 1) : ''}`
-    byFrame.set(key, (byFrame.get(key) || 0) + us)
-    totalUs += us
-  }
-  const top = [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, TOP)
-  const idleUs = byFrame.get('(idle) ') || 0
-  return { totalMs: totalUs / 1000, busyMs: (totalUs - idleUs) / 1000, top: top.map(([frame, us]) => ({ frame, ms: us / 1000, share: us / totalUs })) }
+async function profileWorkload ({ site, dir, tool, workload, configFile, seconds }) {
+  const plan = { warmup: Math.min(PLAN.warmup, seconds), seconds }
+  const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs, configFile }) })
+  return renderProfile({ workload, svr, baseline: null, baselineName: null })
 }
 
+/**
+ * Start a target with --cpu-prof, load it, stop it (profiles are written
+ * when the processes exit) and read the profiles of its workers: every
+ * process but the primary, which serves no requests.
+ */
+async function profileTarget ({ dir, tool, workload, plan, start }) {
+  const profileDir = await fs.mkdtemp(path.join(dir, 'profiles-'))
+  const target = await start(['--cpu-prof', '--cpu-prof-dir=' + profileDir])
+  let result
+  let window
+  try {
+    if (plan.warmup > 0) await load(tool, target, workload, plan.warmup)
+    const startUs = nowUs()
+    result = await load(tool, target, workload, plan.seconds)
+    window = { startUs, endUs: nowUs() }
+  } finally {
+    await stop(target.proc)
+  }
+  const workers = []
+  for (const name of await fs.readdir(profileDir)) {
+    if (!name.endsWith('.cpuprofile') || pidOf(name) === target.pid) continue
+    workers.push(JSON.parse(await fs.readFile(path.join(profileDir, name), 'utf8')))
+  }
+  if (workers.length === 0) throw new Error(target.name + ' wrote no worker profiles in ' + profileDir)
+  const options = { root: PROJECT_ROOT, window }
+  return {
+    name: target.name,
+    plan,
+    result,
+    workers: workers.length,
+    cost: costPerRequest(workers, result.requests, options),
+    top: topFunctions(workers, result.requests, options)
+  }
+}
+
+// CPU.20261123.140519.1007.0.001.cpuprofile: the pid is the fourth field.
+function pidOf (fileName) {
+  const match = fileName.match(/^CPU\.\d+\.\d+\.(\d+)\./)
+  return match ? Number(match[1]) : null
+}
+
+// On the clock of the profiles' timestamps (both are CLOCK_MONOTONIC).
+function nowUs () {
+  return Number(process.hrtime.bigint() / 1000n)
+}
+
+function load (tool, target, workload, seconds) {
+  return runLoad(tool, {
+    url: 'http://127.0.0.1:' + target.port + workload.target,
+    connections: workload.connections,
+    seconds,
+    headers: workload.headers
+  })
+}
+
+/**
+ * The functions with the most self time over all the profiles, in µs per
+ * request and as a share of the busy time.
+ */
+function topFunctions (profiles, requests, { window }) {
+  const byFrame = new Map()
+  let busyUs = 0
+  for (const profile of profiles) {
+    eachSample(profile, window, (node, us) => {
+      const frame = node.callFrame
+      if (frame.functionName === '(idle)') return
+      busyUs += us
+      const key = (frame.functionName || '(anonymous)') + (frame.url ? ` ${shortUrl(frame.url)}:${frame.lineNumber + 1}` : '')
+      byFrame.set(key, (byFrame.get(key) || 0) + us)
+    })
+  }
+  return [...byFrame]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, TOP)
+    .map(([frame, us]) => ({ frame, usPerRequest: us / Math.max(requests, 1), share: busyUs ? us / busyUs : 0 }))
+}
+
+// Paths as a reader of results.md knows them: relative to the checkout,
+// from node_modules/, or the file name alone for the bench's temp site.
 function shortUrl (url) {
   if (!url) return ''
-  const root = path.join(__dirname, '..') + path.sep
-  return url.replace('file://', '').replace(root, '')
+  const file = url.replace(/^file:\/\//, '')
+  if (!file.startsWith('/')) return file
+  if (file.startsWith(PROJECT_ROOT + path.sep)) return path.relative(PROJECT_ROOT, file)
+  const modules = file.lastIndexOf('/node_modules/')
+  return modules === -1 ? path.basename(file) : file.slice(modules + 1)
 }
 
-function render (workload, result, summaries) {
-  const lines = [`## Profile: ${workload.what}`, '', `${result.rps.toFixed(0)} req/s while profiling.`, '']
-  summaries.forEach((summary, i) => {
-    lines.push(`Process ${i + 1}: top ${TOP} functions by self time of ${summary.totalMs.toFixed(0)} ms sampled ` +
-      `(${summary.busyMs.toFixed(0)} ms busy).`, '',
-      '| self ms | share | function |', '|---:|---:|---|')
-    for (const entry of summary.top) lines.push(`| ${entry.ms.toFixed(0)} | ${(entry.share * 100).toFixed(1)}% | \`${entry.frame}\` |`)
-    lines.push('')
-  })
+/**
+ * @param {{workload: object, svr: object, baseline: object|null, baselineName: string|null}} profiled
+ * @returns {string} markdown
+ */
+function renderProfile ({ workload, svr, baseline, baselineName }) {
+  const withBaseline = baselineName !== null
+  const lines = [
+    `### ${workload.what}`,
+    '',
+    `Profiled again (${svr.plan.warmup} s warm-up, then ${svr.result.requests} requests in ${svr.plan.seconds} s at ` +
+      `${svr.result.rps.toFixed(0)} req/s${baseline ? `; bare ${baseline.result.rps.toFixed(0)} req/s` : ''}): ` +
+      `CPU µs per request in the ${svr.workers} workers, by the first category found from the sampled frame toward the root.`,
+    ''
+  ]
+  const rows = CATEGORIES.map((name) => ({
+    name,
+    svr: svr.cost.byCategory[name],
+    baseline: baseline ? baseline.cost.byCategory[name] : null
+  })).sort((a, b) => b.svr - a.svr)
+  rows.push({ name: '**total**', svr: svr.cost.busy, baseline: baseline ? baseline.cost.busy : null })
+  if (withBaseline) {
+    lines.push(`| category | svr µs/req | ${baselineName} µs/req | difference |`, '|---|---:|---:|---:|')
+    for (const row of rows) {
+      const difference = row.baseline === null ? '—' : signed(row.svr - row.baseline)
+      lines.push(`| ${row.name} | ${us(row.svr)} | ${row.baseline === null ? '—' : us(row.baseline)} | ${difference} |`)
+    }
+  } else {
+    lines.push('| category | svr µs/req |', '|---|---:|')
+    for (const row of rows) lines.push(`| ${row.name} | ${us(row.svr)} |`)
+  }
+  lines.push('', `Top ${svr.top.length} functions of svr by self time:`, '', '| self µs/req | share | function |', '|---:|---:|---|')
+  for (const entry of svr.top) lines.push(`| ${us(entry.usPerRequest)} | ${(entry.share * 100).toFixed(1)}% | \`${entry.frame}\` |`)
+  lines.push('')
   return lines.join('\n')
 }
 
-module.exports = { profileWorkload, summarize }
+function us (value) {
+  return value.toFixed(1)
+}
+
+function signed (value) {
+  const text = Math.abs(value).toFixed(1)
+  if (Number(text) === 0) return text
+  return (value > 0 ? '+' : '−') + text
+}
+
+module.exports = { profileMissed, profileWorkload, renderProfile, PLAN }

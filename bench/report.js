@@ -1,27 +1,35 @@
 'use strict'
 
 // bench/results.md: the table of one run, ratios against the targets of
-// the performance issue, and the machine it ran on.
+// the performance issue, the machine it ran on, the profiles of the
+// workloads that missed their targets and the reading of them.
 
 /**
- * @param {object} run rows, startup, tool, plan, limits, machine, nginx
+ * @param {object} run rows, startup, tool, plan, limits, machine;
+ *   nginx: true (ran), false (not installed or did not start), null (not needed);
+ *   variants: name → {label, config}; profiles: markdown sections; bounds: markdown or null
  * @returns {string} markdown
  */
-function renderResults ({ rows, startup, tool, plan, limits, machine, nginx }) {
+function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, variants = {}, profiles = [], bounds = null }) {
   const lines = [
     '# Benchmark results',
     '',
     `${machine.date} · ${machine.cpu} · ${machine.cores} cores · ${machine.memoryGiB} GiB · Node ${machine.node} · ` +
       `load by ${tool === 'wrk' ? '`wrk -t1`' : 'autocannon'} · ${plan.rounds} × ${plan.seconds} s per target, ` +
       'targets alternating, median shown · svr with 2 workers and the default pipeline (access log on), ' +
-      'the bare cluster with 2 workers' + (nginx ? ', nginx with 2 workers' : ', nginx not installed') + '.',
+      'the bare cluster with 2 workers' + nginxFact(nginx) + '.',
     '',
     '| workload | c | svr req/s | svr p99 | baseline | baseline req/s | baseline p99 | ratio | target | met |',
     '|---|---:|---:|---:|---|---:|---:|---:|---:|---|'
   ]
   for (const row of rows) lines.push(renderRow(row))
   lines.push('')
-  const errors = rows.filter((row) => row.svr.errors > 0 || (row.svr.non2xx > 0 && row.workload.name !== '404'))
+  const used = [...new Set(rows.map((row) => row.workload.variant).filter(Boolean))]
+  for (const name of used) {
+    lines.push(`Rows ending in “— ${variants[name].label}”: a second svr with \`${JSON.stringify(variants[name].config)}\` ` +
+      'in its config, measured in the rounds of the default row (A B C, C B A) against the same baseline runs; no target.', '')
+  }
+  const errors = rows.filter((row) => row.svr.errors > 0 || (row.svr.non2xx > 0 && (row.workload.base || row.workload.name) !== '404'))
   if (errors.length > 0) {
     lines.push('Errors or unexpected non-2xx answers from svr: ' +
       errors.map((row) => `${row.workload.name} (${row.svr.errors} socket errors, ${row.svr.non2xx} non-2xx)`).join(', ') + '.', '')
@@ -36,7 +44,16 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx }) {
     `| idle RSS per worker | ${startup.rss.map((mb) => mb.toFixed(1)).join(', ')} MB | ≤ ${limits.rssMb} MB | ${mark(maxRss <= limits.rssMb)} |`,
     ''
   )
+  if (profiles.length > 0) {
+    lines.push('## Profiles of the missed targets', '', ...profiles)
+  }
+  if (bounds !== null && bounds.trim() !== '') lines.push(bounds.trim(), '')
   return lines.join('\n')
+}
+
+function nginxFact (nginx) {
+  if (nginx === null) return ''
+  return nginx ? ', nginx with 2 workers' : ', nginx not installed or did not start'
 }
 
 function renderRow ({ workload, svr, baselineName, baseline }) {

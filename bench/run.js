@@ -1,20 +1,29 @@
 'use strict'
 
-// npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --profile NAME]
+// npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --profile NAME] [-- --out FILE]
 //
 // svr side by side with a bare Node cluster and nginx in the same run,
 // targets alternating (A B A B) so that drift of the machine cancels out;
 // prints and writes bench/results.md with the ratio svr / baseline per
 // workload. Timings never decide a test; they are reported here.
+//
+// Some rows are measured against a second svr with a config override (a
+// variant), to show what a setting costs; they have no target. --only NAME
+// also takes the variant rows of workload NAME. A full run profiles every
+// workload that misses its target (bench/profile.js) and appends
+// bench/bounds.md, the reading of those profiles, when there is one.
+// BENCH_TOOL=autocannon uses autocannon even where wrk is installed.
 
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { createSite } = require('./site')
 const { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
-const { runLoad } = require('./load')
+const { runLoad, stopLoads } = require('./load')
 const { renderResults } = require('./report')
-const { profileWorkload } = require('./profile')
+const { profileMissed, profileWorkload, renderProfile } = require('./profile')
+
+const BOUNDS_FILE = path.join(__dirname, 'bounds.md')
 
 /**
  * The workloads of the performance issue: path, connections, the baseline
@@ -38,6 +47,19 @@ const WORKLOADS = [
   }
 ]
 
+/** Config overrides a second svr runs with, for the rows that name them. */
+const VARIANTS = {
+  'no-access-log': { label: 'access log off', config: { enableLogging: false } }
+}
+
+WORKLOADS.push(variantOf('hello', 'no-access-log'), variantOf('404', 'no-access-log'))
+
+// The targets are judged on the default config: a variant row has none.
+function variantOf (name, variant) {
+  const base = WORKLOADS.find((w) => w.name === name)
+  return { ...base, name: name + '-' + variant, base: name, variant, goal: null, what: base.what + ' — ' + VARIANTS[variant].label }
+}
+
 const LIMITS = { rssMb: 60, startMs: 1000 }
 
 function parseArgs (argv) {
@@ -58,25 +80,48 @@ async function main () {
   // A smoke run checks the harness in seconds; its numbers mean nothing
   // and it writes no results.md.
   const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: 1, rounds: 3 }
-  const tool = await hasCommand('wrk') ? 'wrk' : 'autocannon'
+  const tool = await loadTool()
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-bench-'))
   // nginx's workers run as an unprivileged user when started by root.
   await fs.chmod(dir, 0o755)
-  process.once('SIGINT', () => {
-    stopAll().finally(() => process.exit(130))
-  })
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+    process.once(signal, () => {
+      console.error('bench: ' + signal + ', stopping the servers')
+      stopLoads()
+      stopAll()
+        .then(() => fs.rm(dir, { recursive: true, force: true }))
+        .finally(() => process.exit(code))
+    })
+  }
   try {
     const site = await createSite(dir)
     if (args.profile !== null) {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
       if (!workload) throw new Error('no workload ' + args.profile + '; one of ' + WORKLOADS.map((w) => w.name).join(', '))
-      const summary = await profileWorkload({ site, dir, tool, workload, seconds: args.quick ? 2 : 5 })
+      const configFile = workload.variant ? await variantConfig(site, dir, workload.variant) : undefined
+      const summary = await profileWorkload({ site, dir, tool, workload, configFile, seconds: args.quick ? 2 : 5 })
       console.log(summary)
       return
     }
-    const workloads = WORKLOADS.filter((w) => args.only === null || args.only.has(w.name))
+    const unknown = [...(args.only || [])].filter((name) => !WORKLOADS.some((w) => w.name === name))
+    if (unknown.length > 0) throw new Error('no workload ' + unknown.join(', ') + '; known: ' + WORKLOADS.map((w) => w.name).join(', '))
+    const workloads = WORKLOADS.filter((w) => args.only === null || args.only.has(w.name) || args.only.has(w.base))
+    const measuredAt = Date.now()
     const results = await measure({ site, dir, tool, plan, workloads })
-    const markdown = renderResults({ ...results, tool, plan, workloads, limits: LIMITS, machine: machineFacts() })
+    console.error(`bench: measured in ${((Date.now() - measuredAt) / 1000).toFixed(0)} s`)
+    // Numbers of a smoke run mean nothing; neither would their profiles.
+    const profiles = args.quick ? [] : await profileMisses({ site, dir, tool, rows: results.rows })
+    const markdown = renderResults({
+      ...results,
+      tool,
+      plan,
+      workloads,
+      variants: VARIANTS,
+      profiles,
+      bounds: await readBounds(),
+      limits: LIMITS,
+      machine: machineFacts()
+    })
     console.log(markdown)
     if (!args.quick) {
       await fs.writeFile(args.out, markdown)
@@ -88,40 +133,130 @@ async function main () {
   }
 }
 
+async function loadTool () {
+  const tool = process.env.BENCH_TOOL || (await hasCommand('wrk') ? 'wrk' : 'autocannon')
+  if (tool !== 'wrk' && tool !== 'autocannon') throw new Error('BENCH_TOOL is wrk or autocannon, not ' + tool)
+  return tool
+}
+
+/**
+ * Every workload against svr (or its variant) and its baseline, A B A B.
+ * A variant row is measured in the rounds of its default row, against the
+ * same baseline runs (A B C, C B A): the run stays within its time, and
+ * the default and the variant are compared on the same minutes.
+ * Only the baselines and variants the workloads need are started.
+ */
 async function measure ({ site, dir, tool, plan, workloads }) {
   const svr = await startSvr(site, dir)
   const startup = { startMs: svr.startMs, rss: await Promise.all(svr.workerPids.map(rssMb)) }
-  const bare = await startBare(dir)
-  const nginx = await startNginx(dir, site.webroot)
-  const targets = { svr, bare, nginx }
-  const rows = []
+  const baselines = new Set(workloads.map((w) => w.baseline))
+  const targets = { svr, bare: null, nginx: null }
+  const variants = new Map()
   try {
-    for (const workload of workloads) {
-      const baseline = targets[workload.baseline]
-      const pair = baseline === null ? [svr] : [svr, baseline]
-      const runs = new Map(pair.map((t) => [t.name, []]))
-      for (const target of pair) {
-        if (plan.warmup > 0) await load(tool, target, workload, plan.warmup)
-      }
-      for (let round = 0; round < plan.rounds; round++) {
-        // A B A B: each round runs every target once, alternating the order.
-        const order = round % 2 === 0 ? pair : [...pair].reverse()
-        for (const target of order) {
-          runs.get(target.name).push(await load(tool, target, workload, plan.seconds))
-          await sleep(200)
-        }
-      }
-      const row = { workload, svr: median(runs.get('svr')), baselineName: workload.baseline, baseline: null }
-      if (baseline !== null) row.baseline = median(runs.get(baseline.name))
-      rows.push(row)
-      console.error(progressLine(row))
+    if (baselines.has('bare')) targets.bare = await startBare(dir)
+    if (baselines.has('nginx')) targets.nginx = await startNginx(dir, site.webroot)
+    for (const variant of new Set(workloads.map((w) => w.variant).filter(Boolean))) {
+      const configFile = await variantConfig(site, dir, variant)
+      variants.set(variant, await startSvr(site, dir, { configFile, name: 'svr ' + variant }))
     }
+    const svrFor = (workload) => workload.variant ? variants.get(workload.variant) : svr
+    const measured = new Map()
+    for (const group of groupVariants(workloads)) {
+      const rows = await measureGroup({ tool, plan, group, svrFor, baseline: targets[group[0].baseline] })
+      for (const row of rows) measured.set(row.workload, row)
+    }
+    const nginx = baselines.has('nginx') ? targets.nginx !== null : null
+    return { rows: workloads.map((w) => measured.get(w)), startup, nginx }
   } finally {
-    await stop(svr.proc)
-    await stop(bare.proc)
-    if (nginx !== null) await stop(nginx.proc)
+    for (const target of [svr, targets.bare, targets.nginx, ...variants.values()]) {
+      if (target !== null) await stop(target.proc)
+    }
   }
-  return { rows, startup, nginx: nginx !== null }
+}
+
+// Each workload with the variants of it that are on the list; a variant
+// whose default row is not is a group of its own.
+function groupVariants (workloads) {
+  const groups = new Map()
+  for (const workload of workloads) {
+    const key = workload.variant && workloads.some((w) => w.name === workload.base) ? workload.base : workload.name
+    if (!groups.has(key)) groups.set(key, [])
+    groups.get(key).push(workload)
+  }
+  return [...groups.values()]
+}
+
+// The site's config with the variant's overrides, beside it, so that the
+// same relative paths (serverSideScript.js) hold.
+async function variantConfig (site, dir, variant) {
+  const config = JSON.parse(await fs.readFile(site.configFile, 'utf8'))
+  const file = path.join(dir, 'config-' + variant + '.json')
+  await fs.writeFile(file, JSON.stringify({ ...config, ...VARIANTS[variant].config }, null, 2))
+  return file
+}
+
+async function measureGroup ({ tool, plan, group, svrFor, baseline }) {
+  const targets = [svrFor(group[0])]
+  if (baseline !== null) targets.push(baseline)
+  for (const variant of group.slice(1)) targets.push(svrFor(variant))
+  // All of a group load the same path the same way.
+  const workload = group[0]
+  const runs = new Map(targets.map((t) => [t.name, []]))
+  for (const target of targets) {
+    if (plan.warmup > 0) await load(tool, target, workload, plan.warmup)
+  }
+  for (let round = 0; round < plan.rounds; round++) {
+    // A B A B: each round runs every target once, alternating the order.
+    const order = round % 2 === 0 ? targets : [...targets].reverse()
+    for (const target of order) {
+      runs.get(target.name).push(await load(tool, target, workload, plan.seconds))
+      await sleep(200)
+    }
+  }
+  return group.map((member) => {
+    const row = { workload: member, svr: median(runs.get(svrFor(member).name)), baselineName: member.baseline, baseline: null }
+    if (baseline !== null) row.baseline = median(runs.get(baseline.name))
+    console.error(progressLine(row))
+    return row
+  })
+}
+
+/**
+ * Profile every workload whose ratio is below its target; a profile that
+ * fails is reported in its place and the run goes on.
+ * @returns {Promise<string[]>} a markdown section per missed workload
+ */
+async function profileMisses ({ site, dir, tool, rows }) {
+  const sections = []
+  for (const row of rows.filter(missed)) {
+    const begun = Date.now()
+    console.error(`bench: profiling ${row.workload.name} (ratio ${ratio(row).toFixed(2)} < ${row.workload.goal})`)
+    try {
+      sections.push(renderProfile(await profileMissed({ site, dir, tool, workload: row.workload })))
+    } catch (err) {
+      console.error('bench: profiling ' + row.workload.name + ' failed: ' + err.message)
+      sections.push(`### ${row.workload.what}\n\nProfiling failed: ${err.message.split('\n')[0]}\n`)
+    }
+    console.error(`bench: profiled ${row.workload.name} in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
+  }
+  return sections
+}
+
+function missed (row) {
+  return row.workload.goal !== null && row.baseline !== null && ratio(row) < row.workload.goal
+}
+
+function ratio (row) {
+  return row.svr.rps / row.baseline.rps
+}
+
+async function readBounds () {
+  try {
+    return await fs.readFile(BOUNDS_FILE, 'utf8')
+  } catch (err) {
+    if (err.code === 'ENOENT') return null
+    throw err
+  }
 }
 
 function load (tool, target, workload, seconds) {

@@ -16,52 +16,77 @@ const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 15000
 
 const running = new Set()
+let logCount = 0
 
 /**
  * svr with the site's config, its output in a file (as journald would take
  * it, without the benchmark process reading every line).
  * @param {{configFile: string}} site
  * @param {string} dir
- * @param {{nodeArgs?: string[]}} [opts] options for node; cluster workers inherit them
+ * @param {{nodeArgs?: string[], configFile?: string, name?: string}} [opts]
+ *   nodeArgs: options for node, which cluster workers inherit; configFile: instead of the site's;
+ *   name: of the target, 'svr' unless told
  */
 async function startSvr (site, dir, opts = {}) {
-  const logFile = path.join(dir, 'svr-' + Date.now() + '.log')
+  const name = opts.name || 'svr'
+  const logFile = logFileFor(dir, name)
   const out = fs.openSync(logFile, 'w')
-  const started = process.hrtime.bigint()
-  const child = spawn(process.execPath, [...(opts.nodeArgs || []), SVR, '--config', site.configFile], {
+  const begun = process.hrtime.bigint()
+  const child = spawn(process.execPath, [...(opts.nodeArgs || []), SVR, '--config', opts.configFile || site.configFile], {
     stdio: ['ignore', out, out]
   })
   fs.closeSync(out)
-  const proc = track(child, 'svr')
+  const proc = track(child, name)
   const match = await waitForLine(logFile, LISTENING, proc)
   const port = Number(match[1])
-  await waitFor200(port, '/hello')
-  const startMs = Number(process.hrtime.bigint() - started) / 1e6
+  await waitFor200(port, '/hello', proc)
+  const startMs = Number(process.hrtime.bigint() - begun) / 1e6
   const log = await fsp.readFile(logFile, 'utf8')
   const workerPids = [...log.matchAll(/worker \d+ up \(pid (\d+)\)/g)].map((m) => Number(m[1]))
-  return { name: 'svr', port, proc, startMs, workerPids, logFile }
+  return { name, port, proc, pid: child.pid, startMs, workerPids, logFile }
 }
 
-/** The bare Node cluster of bench/bare-cluster.js. */
-async function startBare (dir) {
+/**
+ * The bare Node cluster of bench/bare-cluster.js.
+ * @param {string} dir
+ * @param {{nodeArgs?: string[]}} [opts] options for node; cluster workers inherit them
+ */
+async function startBare (dir, opts = {}) {
   const port = await freePort()
-  const logFile = path.join(dir, 'bare.log')
+  const logFile = logFileFor(dir, 'bare')
   const out = fs.openSync(logFile, 'w')
-  const child = spawn(process.execPath, [BARE, String(port)], { stdio: ['ignore', out, out] })
+  const child = spawn(process.execPath, [...(opts.nodeArgs || []), BARE, String(port)], { stdio: ['ignore', out, out] })
   fs.closeSync(out)
   const proc = track(child, 'bare cluster')
   await waitForLine(logFile, LISTENING, proc)
-  await waitFor200(port, '/hello')
-  return { name: 'bare', port, proc }
+  await waitFor200(port, '/hello', proc)
+  return { name: 'bare', port, proc, pid: child.pid }
+}
+
+// Several servers start within the same millisecond; each has a log of its own.
+function logFileFor (dir, name) {
+  return path.join(dir, `${name}-${++logCount}.log`)
 }
 
 /**
  * Debian's nginx on a loopback port with a config of its own, as the
  * reference for static files, listings and compression: 2 workers,
- * sendfile, autoindex, gzip.
+ * sendfile, autoindex, gzip. null when nginx is not installed or does not
+ * start (a CI runner without root, say): the rows it is the baseline of
+ * then have none.
  */
 async function startNginx (dir, webroot) {
   if (!await hasCommand('nginx')) return null
+  try {
+    return await launchNginx(dir, webroot)
+  } catch (err) {
+    await stopAll({ name: 'nginx' })
+    console.error('bench: nginx did not start, its rows have no baseline: ' + err.message.split('\n')[0])
+    return null
+  }
+}
+
+async function launchNginx (dir, webroot) {
   const port = await freePort()
   const prefix = path.join(dir, 'nginx')
   await fsp.mkdir(prefix, { recursive: true })
@@ -91,8 +116,8 @@ http {
   await fsp.writeFile(file, config)
   const child = spawn('nginx', ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', file], { stdio: 'ignore' })
   const proc = track(child, 'nginx', 'SIGQUIT')
-  await waitFor200(port, '/1k.html')
-  return { name: 'nginx', port, proc }
+  await waitFor200(port, '/1k.html', proc)
+  return { name: 'nginx', port, proc, pid: child.pid }
 }
 
 function track (child, name, stopSignal = 'SIGTERM') {
@@ -116,9 +141,12 @@ async function stop (proc) {
   clearTimeout(timer)
 }
 
-/** Stop whatever is still running: on error, or on Ctrl-C. */
-async function stopAll () {
-  await Promise.all([...running].map(stop))
+/**
+ * Stop whatever is still running: on error, or on Ctrl-C.
+ * @param {{name?: string}} [only] just the processes of this name
+ */
+async function stopAll (only = {}) {
+  await Promise.all([...running].filter((proc) => !only.name || proc.name === only.name).map(stop))
 }
 
 async function waitForLine (file, pattern, proc) {
@@ -133,10 +161,11 @@ async function waitForLine (file, pattern, proc) {
   throw new Error(proc.name + ' did not start within ' + START_TIMEOUT_MS + ' ms')
 }
 
-async function waitFor200 (port, target) {
+async function waitFor200 (port, target, proc) {
   const deadline = Date.now() + START_TIMEOUT_MS
   while (Date.now() < deadline) {
     if (await status(port, target).catch(() => 0) === 200) return
+    if (!running.has(proc)) throw new Error(proc.name + ' exited before answering 200 on ' + target)
     await sleep(5)
   }
   throw new Error('no 200 from 127.0.0.1:' + port + target)
