@@ -82,10 +82,13 @@ class Chain {
     this.onSettled = onSettled
   }
 
+  // In a microtask, as when this was a promise: a link that calls next()
+  // from a callback of its own finishes that callback before the next
+  // stage answers (a header it sets just after next() still goes out).
   resume (done) {
     const onSettled = this.onSettled
     this.onSettled = null
-    if (onSettled !== null) onSettled(done)
+    if (onSettled !== null) queueMicrotask(() => onSettled(done))
   }
 }
 

@@ -118,7 +118,9 @@ function createStaticStage (options, shared) {
     }
     const cacheControl = startFile(res, urlPath, contentType)
     if (codings.length !== 0) {
-      const sidecar = held !== null && held.variants[codings[0]] !== undefined ? null : await compression.findSidecar(file, stat, codings)
+      const sidecar = held !== null && held.variants[codings[0]] !== undefined && compression.sidecarsAbsent(file, codings)
+        ? null
+        : await compression.findSidecar(file, stat, codings)
       const coding = sidecar === null ? CODINGS[codings[0]] : sidecar.coding
       let status = sidecar === null && bodies.fits(stat) ? await sendCodedHeld(req, res, file, stat, coding, contentType, held) : -1
       if (status === -1) status = await sendCoded(req, res, { coding, file, stat, sidecar, contentType, etag: etags })
@@ -191,7 +193,7 @@ function createStaticStage (options, shared) {
     const contentType = compression === null ? null : negotiableTypeOf(held, urlPath, file)
     const codings = contentType === null ? NO_CODINGS : compression.acceptableCodings(req)
     const coding = codings.length === 0 ? null : CODINGS[codings[0]]
-    if (coding !== null && held.variants[coding.name] === undefined) return false
+    if (coding !== null && (held.variants[coding.name] === undefined || !compression.sidecarsAbsent(file, codings))) return false
     startFile(res, urlPath, contentType)
     if (coding === null) sendHeld(req, res, file, held)
     else sendCodedBody(req, res, { coding, stat: held.stat, contentType, etag: etags }, held.variants[coding.name])

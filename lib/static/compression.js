@@ -58,7 +58,8 @@ function encodeGzip (buffer) {
  *   negotiableType: (urlPath: string, file: string, size: number) => string|null,
  *   acceptableCodings: (req: import('node:http').IncomingMessage) => readonly string[],
  *   findSidecar: (file: string, stat: import('node:fs').Stats, codings: readonly string[]) =>
- *     Promise<{coding: object, path: string, stat: import('node:fs').Stats} | null>
+ *     Promise<{coding: object, path: string, stat: import('node:fs').Stats} | null>,
+ *   sidecarsAbsent: (file: string, codings: readonly string[]) => boolean
  * } | null} null when compression is off
  */
 function createCompression (config, mayFollow) {
@@ -82,10 +83,12 @@ function createCompression (config, mayFollow) {
     return type
   }
 
+  const sidecars = createSidecarFinder(mayFollow)
   return {
     negotiableType,
     acceptableCodings: createEncodingNegotiator(),
-    findSidecar: createSidecarFinder(mayFollow)
+    findSidecar: sidecars.find,
+    sidecarsAbsent: sidecars.knownAbsent
   }
 }
 
@@ -118,7 +121,18 @@ function isCompressible (mediaType) {
 function createSidecarFinder (mayFollow, { ttl = 2000, maxEntries = 4096 } = {}) {
   const absent = createTtlMap({ ttl, maxEntries })
 
-  return async function findSidecar (file, fileStat, codings) {
+  // Without waiting: whether findSidecar is sure to find none, every
+  // candidate having been found absent a moment ago. A coded body held in
+  // memory stands in for the on-the-fly one only then, so that a client
+  // gets the sidecar whatever other clients asked for before.
+  function knownAbsent (file, codings) {
+    for (let i = 0; i < codings.length; i++) {
+      if (absent.get(file + CODINGS[codings[i]].extension) === undefined) return false
+    }
+    return true
+  }
+
+  async function find (file, fileStat, codings) {
     for (let i = 0; i < codings.length; i++) {
       const coding = CODINGS[codings[i]]
       const candidate = file + coding.extension
@@ -130,6 +144,8 @@ function createSidecarFinder (mayFollow, { ttl = 2000, maxEntries = 4096 } = {})
     }
     return null
   }
+
+  return { find, knownAbsent }
 }
 
 async function statSidecar (candidate, absent) {

@@ -242,6 +242,15 @@ describe('compression', () => {
       assertBody(await get(port, '/gzonly/app.css', 'br, gzip'), 'gzip', SIDECAR_GZ)
     })
 
+    it('should still prefer the sidecar after a br-only client had the file coded in memory', async () => {
+      // The br body made for the first client is held with the file; the
+      // second client takes gzip too, and has the sidecar, as before.
+      assertBody(await get(port, '/gzonly/app.css', 'br'), 'br', CSS)
+      assertBody(await get(port, '/gzonly/app.css', 'br'), 'br', CSS)
+      assertBody(await get(port, '/gzonly/app.css', 'br, gzip'), 'gzip', SIDECAR_GZ)
+      assertBody(await get(port, '/gzonly/app.css', 'br, gzip'), 'gzip', SIDECAR_GZ)
+    })
+
     it('should ignore a sidecar older than its file', async () => {
       assertBody(await get(port, '/stale/app.css', 'gzip'), 'gzip', CSS)
     })

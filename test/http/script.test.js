@@ -98,6 +98,24 @@ describe('serverSideScript.js (SVR.JS form)', () => {
     assert.equal(fallback.body, '<h1>test index</h1>\n')
   })
 
+
+  it('should let a script finish its callback after a late elseCallback before the server answers', async (t) => {
+    // As with SVR.JS, and as before the chain's thenable: the rest of the
+    // pipeline goes on once the script's callback has returned, so a header
+    // set just after elseCallback still goes out, even for a file answered
+    // from memory.
+    const script = [
+      'disableEndElseCallbackExecute = true',
+      "setTimeout(() => { elseCallback(); res.setHeader('X-After', 'yes') }, 5)"
+    ].join('\n')
+    const { svr } = await siteWithScript(t, script)
+    for (let i = 0; i < 3; i++) {
+      const res = await request(svr.port, '/index.html')
+      assert.equal(res.status, 200)
+      assert.equal(res.headers['x-after'], 'yes')
+    }
+    assert.doesNotMatch(svr.output, /ERR_HTTP_HEADERS_SENT/)
+  })
   it('should provide callServerError, redirect, responseEnd, the site head and foot, and customvars', async (t) => {
     const script = [
       "if (href === '/fail') { callServerError(500); return }",
