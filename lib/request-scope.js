@@ -19,6 +19,16 @@ function runInRequestScope (request, fn, ...args) {
 }
 
 /**
+ * Run fn outside any request's scope: the pipeline resuming after a link's
+ * late next() is svr's code again, not the link's.
+ * @param {Function} fn
+ * @param {...any} args
+ */
+function runOutsideRequestScope (fn, ...args) {
+  return scope.exit(fn, ...args)
+}
+
+/**
  * @returns {{req: object, res: object, ctx: object} | undefined} the request
  *   whose application code is running (or whose callback threw)
  */
@@ -45,4 +55,4 @@ function containRequestError (err, log) {
   return true
 }
 
-module.exports = { runInRequestScope, currentRequest, containRequestError }
+module.exports = { runInRequestScope, runOutsideRequestScope, currentRequest, containRequestError }

@@ -77,7 +77,7 @@ async function boot (options, state, log) {
     const addresses = await listenServers(servers, options.config)
     state.servers = servers
     state.options = options
-    startLoadReports(serverList(servers))
+    startLoadReports()
     process.send(message('listening', {
       address: addresses.main,
       plainAddress: addresses.plain,

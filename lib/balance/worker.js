@@ -52,32 +52,32 @@ class ShedPolicy {
 }
 
 const policy = new ShedPolicy()
+const kCounted = Symbol('svr.balance.counted')
+// Open connections that have carried an HTTP/1 request: the only ones a
+// worker can hand back. HTTP/2 sessions and tunnels are not counted on
+// either side of the share, so they never make a worker shed the others.
+let http1Connections = 0
 let timer = null
 
+function uncount () {
+  http1Connections--
+}
+
 /**
- * Report this worker's open connections to the primary every REPORT_MS
+ * Report this worker's HTTP/1 connections to the primary every REPORT_MS
  * while they change, so that it can work out every worker's fair share.
- * @param {import('node:net').Server[]} servers
  */
-function startLoadReports (servers) {
+function startLoadReports () {
   if (timer !== null) clearInterval(timer)
   let reported = -1
   timer = setInterval(() => {
-    countConnections(servers).then((connections) => {
-      policy.count(connections)
-      if (connections !== reported && process.connected) {
-        reported = connections
-        process.send(message('load', { connections }))
-      }
-    })
+    policy.count(http1Connections)
+    if (http1Connections !== reported && process.connected) {
+      reported = http1Connections
+      process.send(message('load', { connections: http1Connections }))
+    }
   }, REPORT_MS)
   timer.unref()
-}
-
-function countConnections (servers) {
-  return Promise.all(servers.map((server) => new Promise((resolve) => {
-    server.getConnections((err, count) => resolve(err ? 0 : count))
-  }))).then((counts) => counts.reduce((sum, count) => sum + count, 0))
 }
 
 /**
@@ -89,13 +89,21 @@ function setFairShare (msg) {
 }
 
 /**
- * Called for every request: while this worker holds more than its share,
- * an HTTP/1 connection is closed after its response (`Connection: close`).
+ * Called for every request: counts the HTTP/1 connections, and while this
+ * worker holds more than its share, closes one after its response
+ * (`Connection: close`).
  * @param {import('node:http').IncomingMessage} req
  * @param {import('node:http').ServerResponse} res
  */
 function shedIfOverShare (req, res) {
-  if (policy.excess > 0 && policy.shouldShed(req.httpVersionMajor, performance.now())) res.shouldKeepAlive = false
+  if (req.httpVersionMajor !== 1) return
+  const socket = req.socket
+  if (socket[kCounted] !== true) {
+    socket[kCounted] = true
+    http1Connections++
+    socket.once('close', uncount)
+  }
+  if (policy.excess > 0 && policy.shouldShed(1, performance.now())) res.shouldKeepAlive = false
 }
 
 module.exports = { ShedPolicy, startLoadReports, setFairShare, shedIfOverShare, REPORT_MS, SHED_INTERVAL_MS }

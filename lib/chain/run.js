@@ -1,6 +1,6 @@
 'use strict'
 
-const { runInRequestScope } = require('../request-scope')
+const { runInRequestScope, runOutsideRequestScope } = require('../request-scope')
 
 /**
  * Run a request through a chain of links, as SVR.JS chains mods and the
@@ -16,7 +16,8 @@ function createChainRunner (links, method, shared) {
   return function runChain (req, res, ctx) {
     const chain = new Chain(req, res, ctx)
     runInRequestScope(chain, runLink, 0, chain)
-    if (chain.fellThrough) return false
+    // A link that answered and still called next() has left nothing to add.
+    if (chain.fellThrough) return res.writableEnded
     // Answered, or still working asynchronously: the pipeline goes on only
     // if the chain later falls through to it.
     chain.started = true
@@ -25,7 +26,7 @@ function createChainRunner (links, method, shared) {
 
   function runLink (index, chain) {
     if (index === links.length) {
-      if (chain.started) chain.resume(false)
+      if (chain.started) chain.resume(chain.res.writableEnded)
       else chain.fellThrough = true
       return
     }
@@ -88,7 +89,7 @@ class Chain {
   resume (done) {
     const onSettled = this.onSettled
     this.onSettled = null
-    if (onSettled !== null) queueMicrotask(() => onSettled(done))
+    if (onSettled !== null) queueMicrotask(() => runOutsideRequestScope(onSettled, done))
   }
 }
 

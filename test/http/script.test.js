@@ -3,6 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
+const http = require('node:http')
 const path = require('node:path')
 const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
@@ -116,6 +117,26 @@ describe('serverSideScript.js (SVR.JS form)', () => {
     }
     assert.doesNotMatch(svr.output, /ERR_HTTP_HEADERS_SENT/)
   })
+  it('should stop at a response the script has ended, however it then calls elseCallback', async (t) => {
+    // SVR.JS calls elseCallback after a body without `return`, and its
+    // static handler then tried to answer a second time.
+    const script = [
+      "if (href === '/sync') { res.end('sync') }",
+      "if (href === '/late') { disableEndElseCallbackExecute = true; setTimeout(() => { res.end('late'); elseCallback() }, 5) }"
+    ].join('\n')
+    const { svr } = await siteWithScript(t, script, {}, { 'sync': 'static sync', 'late': 'static late' })
+    const agent = new http.Agent({ keepAlive: true })
+    t.after(() => agent.destroy())
+    for (const name of ['sync', 'late']) {
+      const res = await request(svr.port, '/' + name, { agent })
+      assert.equal(res.status, 200)
+      assert.equal(res.body, name)
+      assert.notEqual(res.headers.connection, 'close', name + ': the connection is fine for another request')
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.doesNotMatch(svr.output, /ERR_HTTP_HEADERS_SENT|ERR_STREAM_WRITE_AFTER_END|failed/)
+  })
+
   it('should provide callServerError, redirect, responseEnd, the site head and foot, and customvars', async (t) => {
     const script = [
       "if (href === '/fail') { callServerError(500); return }",
