@@ -81,4 +81,20 @@ async function runAutocannon ({ url, connections, seconds, headers = {} }) {
   }
 }
 
-module.exports = { runLoad, parseWrk, stopLoads }
+/**
+ * One run of a workload against a target on the loopback interface.
+ * @param {string} tool 'wrk' or 'autocannon'
+ * @param {{port: number}} target
+ * @param {{target: string, connections: number, headers?: object}} workload
+ * @param {number} seconds
+ */
+function loadWorkload (tool, target, workload, seconds) {
+  return runLoad(tool, {
+    url: 'http://127.0.0.1:' + target.port + workload.target,
+    connections: workload.connections,
+    seconds,
+    headers: workload.headers
+  })
+}
+
+module.exports = { runLoad, loadWorkload, parseWrk, stopLoads }

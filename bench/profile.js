@@ -8,7 +8,7 @@
 const fs = require('node:fs/promises')
 const path = require('node:path')
 const { startSvr, startBare, stop } = require('./targets')
-const { runLoad } = require('./load')
+const { loadWorkload } = require('./load')
 const { CATEGORIES, eachSample, costPerRequest } = require('./categories')
 
 const TOP = Number(process.env.BENCH_PROFILE_TOP) || 8
@@ -55,9 +55,9 @@ async function profileTarget ({ dir, tool, workload, plan, start }) {
   let result
   let window
   try {
-    if (plan.warmup > 0) await load(tool, target, workload, plan.warmup)
+    if (plan.warmup > 0) await loadWorkload(tool, target, workload, plan.warmup)
     const startUs = nowUs()
-    result = await load(tool, target, workload, plan.seconds)
+    result = await loadWorkload(tool, target, workload, plan.seconds)
     window = { startUs, endUs: nowUs() }
   } finally {
     await stop(target.proc)
@@ -88,15 +88,6 @@ function pidOf (fileName) {
 // On the clock of the profiles' timestamps (both are CLOCK_MONOTONIC).
 function nowUs () {
   return Number(process.hrtime.bigint() / 1000n)
-}
-
-function load (tool, target, workload, seconds) {
-  return runLoad(tool, {
-    url: 'http://127.0.0.1:' + target.port + workload.target,
-    connections: workload.connections,
-    seconds,
-    headers: workload.headers
-  })
 }
 
 /**

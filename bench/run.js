@@ -19,7 +19,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { createSite } = require('./site')
 const { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
-const { runLoad, stopLoads } = require('./load')
+const { loadWorkload, stopLoads } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
 
@@ -203,13 +203,13 @@ async function measureGroup ({ tool, plan, group, svrFor, baseline }) {
   const workload = group[0]
   const runs = new Map(targets.map((t) => [t.name, []]))
   for (const target of targets) {
-    if (plan.warmup > 0) await load(tool, target, workload, plan.warmup)
+    if (plan.warmup > 0) await loadWorkload(tool, target, workload, plan.warmup)
   }
   for (let round = 0; round < plan.rounds; round++) {
     // A B A B: each round runs every target once, alternating the order.
     const order = round % 2 === 0 ? targets : [...targets].reverse()
     for (const target of order) {
-      runs.get(target.name).push(await load(tool, target, workload, plan.seconds))
+      runs.get(target.name).push(await loadWorkload(tool, target, workload, plan.seconds))
       await sleep(200)
     }
   }
@@ -257,15 +257,6 @@ async function readBounds () {
     if (err.code === 'ENOENT') return null
     throw err
   }
-}
-
-function load (tool, target, workload, seconds) {
-  return runLoad(tool, {
-    url: 'http://127.0.0.1:' + target.port + workload.target,
-    connections: workload.connections,
-    seconds,
-    headers: workload.headers
-  })
 }
 
 // The run with the median rate of requests stands for the workload.
