@@ -2,7 +2,7 @@
 
 const path = require('node:path')
 const { processStatCache } = require('./cache/stat-cache')
-const { normalizeAddress, requestHostname } = require('./util/vhost')
+const { socketAddresses, requestHostname } = require('./util/vhost')
 const { resolveClientAddress } = require('./access/client-address')
 const { attachContext } = require('./logging/access-log')
 
@@ -17,7 +17,6 @@ class RequestContext {
     this.options = options
     this.config = options.config
     this.shared = shared
-    this.startTime = process.hrtime.bigint()
     this.originalUrl = url
     // Raw, still percent-encoded path; the sanitize stage replaces it with the clean form.
     this.pathname = query === -1 ? url : url.slice(0, query)
@@ -25,9 +24,10 @@ class RequestContext {
     this.origHref = this.pathname
     // The client as the access rules see it: the socket peer, or the
     // forwarded client when the peer is a trusted proxy.
-    this.clientAddress = normalizeAddress(req.socket.remoteAddress)
+    const addresses = socketAddresses(req.socket)
+    this.clientAddress = addresses.remote
     this.fromTrustedProxy = false
-    this.localAddress = normalizeAddress(req.socket.localAddress)
+    this.localAddress = addresses.local
     this.hostname = requestHostname(req)
     // Arrived over TLS (HTTPS or HTTP/2), not on the plain-HTTP server.
     this.secure = req.socket.encrypted === true

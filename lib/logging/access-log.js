@@ -1,7 +1,7 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { normalizeAddress } = require('../util/vhost')
+const { socketAddresses } = require('../util/vhost')
 const { newRequestId, acceptableRequestId, HEADER } = require('./request-id')
 
 const kExchange = Symbol('svr.exchange')
@@ -33,7 +33,7 @@ class Exchange {
     this.requestId = requestId
     this.start = performance.now()
     this.time = Date.now()
-    this.address = normalizeAddress(req.socket.remoteAddress)
+    this.address = socketAddresses(req.socket).remote
     this.user = null
     this.method = req.method
     this.target = req.url

@@ -58,6 +58,23 @@ function normalizeAddress (address) {
   return address.startsWith('::ffff:') && net.isIPv4(address.slice(7)) ? address.slice(7) : address
 }
 
+const kAddresses = Symbol('svr.addresses')
+
+/**
+ * The normalized peer and local addresses of a connection, worked out on
+ * its first request: a keep-alive connection carries many.
+ * @param {import('node:net').Socket} socket
+ * @returns {{remote: string, local: string}}
+ */
+function socketAddresses (socket) {
+  let addresses = socket[kAddresses]
+  if (addresses === undefined) {
+    addresses = { remote: normalizeAddress(socket.remoteAddress), local: normalizeAddress(socket.localAddress) }
+    socket[kAddresses] = addresses
+  }
+  return addresses
+}
+
 /**
  * Match the server's local address (the one the client connected to), as
  * the SVR.JS `ip` field of vhost entries does.
@@ -70,4 +87,4 @@ function compileLocalIpMatcher (ip) {
   return (localAddress) => normalizeAddress(localAddress) === wanted
 }
 
-module.exports = { requestHostname, compileHostMatcher, compileLocalIpMatcher, normalizeAddress }
+module.exports = { requestHostname, compileHostMatcher, compileLocalIpMatcher, normalizeAddress, socketAddresses }
