@@ -5,22 +5,18 @@ const fs = require('node:fs')
 const os = require('node:os')
 const { message, dispatch } = require('./ipc')
 const { svrError } = require('./errors')
-const { loadConfig } = require('./config/load')
 const { listeningLines, parseListenSpec, removeStaleSocket } = require('./listen')
-const { readTlsMaterial } = require('./tls/material')
-const { configErrorLines } = require('./config-report')
-const { prepareMods } = require('./mods/prepare')
-const { checkScript } = require('./script/check')
 const { scriptPath } = require('./script/locate')
 const { StatsCollector } = require('./cluster-stats')
 const { createThrottleHandlers } = require('./auth/cluster-throttle')
 const { warnForwardingConfig } = require('./access/client-address')
-const { checkLogDirectory, configureLogs, reopenLogs } = require('./logging')
+const { configureLogs, reopenLogs } = require('./logging')
 const { countRestart, countReload, renderMetrics, primaryCounters } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { primaryActions } = require('./console/actions')
 const { FairShare } = require('./balance/primary')
+const { prepareReload } = require('./reload')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -33,10 +29,6 @@ const SCRIPT_WATCH_MS = 500
 
 function workerCount (config) {
   return config.workers === 'auto' ? os.availableParallelism() : config.workers
-}
-
-function withOverrides (config, args) {
-  return args.secure && !config.secure ? Object.freeze({ ...config, secure: true }) : config
 }
 
 /**
@@ -277,38 +269,11 @@ class Supervisor {
 
   async applyReload () {
     this.log.info('reload requested: reading ' + this.options.configFile)
-    let config
-    try {
-      config = withOverrides(await loadConfig(this.options.configFile, { installDir: this.options.installDir }), this.args)
-    } catch (err) {
-      for (const line of configErrorLines(err, this.options.configFile)) this.log.error(line)
-      this.log.error('reload refused: the old configuration stays in use')
-      countReload('refused')
-      return
-    }
-    let tls = null
-    try {
-      // New certificates reach the workers with the rolling replacement below.
-      if (config.secure) tls = await readTlsMaterial(config)
-    } catch (err) {
-      this.log.error(err.message)
-      this.log.error('reload refused: the old configuration and certificates stay in use')
-      countReload('refused')
-      return
-    }
-    const next = { ...this.options, config, tls }
-    let prepared
-    try {
-      await checkScript(next)
-      await checkLogDirectory(next)
-      prepared = await prepareMods(next)
-    } catch (err) {
-      this.log.error(err.message)
-      this.log.error('reload refused: the old configuration, script and mods stay in use')
-      countReload('refused')
-      return
-    }
-    const options = { ...next, mods: prepared.mods }
+    // New certificates reach the workers with the rolling replacement below.
+    const ready = await prepareReload(this.options, this.args, this.log)
+    if (ready === null) return
+    const { options, prepared } = ready
+    const { config } = options
     const previousAddress = [this.address, this.plainAddress]
     try {
       await this.rollWorkers(options, workerCount(config))
@@ -509,4 +474,4 @@ async function runPrimary (options, args, log, prepared) {
   return supervisor
 }
 
-module.exports = { runPrimary, workerCount, withOverrides }
+module.exports = { runPrimary, workerCount }

@@ -2,17 +2,12 @@
 
 const { createServers, usePipeline, useCertificates, listenServers, shutDown } = require('./server')
 const { listenError, listeningLines, parseListenSpec, removeStaleSocket } = require('./listen')
-const { readTlsMaterial } = require('./tls/material')
-const { loadConfig } = require('./config/load')
-const { configErrorLines } = require('./config-report')
-const { withOverrides } = require('./primary')
+const { prepareReload } = require('./reload')
 const { createPipeline } = require('./pipeline')
 const { svrError } = require('./errors')
 const { containRequestError } = require('./request-scope')
-const { prepareMods } = require('./mods/prepare')
-const { checkScript } = require('./script/check')
 const { warnForwardingConfig } = require('./access/client-address')
-const { checkLogDirectory, configureLogs, reopenLogs, flushLogs } = require('./logging')
+const { configureLogs, reopenLogs, flushLogs } = require('./logging')
 const { configureMetrics, trackServers } = require('./metrics/worker')
 const { countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
@@ -124,43 +119,13 @@ async function requestReload (servers, state, args, log) {
 // The listening socket stays; only the request handler is swapped, so a
 // changed listen address needs a restart in this mode.
 async function reload (servers, state, args, log) {
-  let config
-  try {
-    config = withOverrides(await loadConfig(state.options.configFile, { installDir: state.options.installDir }), args)
-  } catch (err) {
-    for (const line of configErrorLines(err, state.options.configFile)) log.error(line)
-    log.error('reload refused: the old configuration stays in use')
-    countReload('refused')
-    return
-  }
-  if (config.secure !== state.options.config.secure) {
-    log.error('reload refused: turning secure on or off needs a restart in single-threaded mode')
-    countReload('refused')
-    return
-  }
-  let tls = null
-  try {
-    if (config.secure) tls = await readTlsMaterial(config)
-  } catch (err) {
-    log.error(err.message)
-    log.error('reload refused: the old configuration and certificates stay in use')
-    countReload('refused')
-    return
-  }
-  const next = { ...state.options, config, tls }
-  let prepared
+  const ready = await prepareReload(state.options, args, log, (config) => config.secure === state.options.config.secure
+    ? null
+    : 'turning secure on or off needs a restart in single-threaded mode')
+  if (ready === null) return
+  const { options, prepared } = ready
+  const { config } = options
   let pipeline
-  try {
-    await checkScript(next)
-    await checkLogDirectory(next)
-    prepared = await prepareMods(next)
-  } catch (err) {
-    log.error(err.message)
-    log.error('reload refused: the old configuration, script and mods stay in use')
-    countReload('refused')
-    return
-  }
-  const options = { ...next, mods: prepared.mods }
   try {
     pipeline = createPipeline(options, log)
   } catch (err) {

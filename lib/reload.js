@@ -1,0 +1,72 @@
+'use strict'
+
+const { loadConfig } = require('./config/load')
+const { configErrorLines } = require('./config-report')
+const { readTlsMaterial } = require('./tls/material')
+const { checkScript } = require('./script/check')
+const { checkLogDirectory } = require('./logging')
+const { prepareMods } = require('./mods/prepare')
+const { countReload } = require('./metrics/primary')
+
+/**
+ * The configuration as the command line amends it (`--secure`).
+ * @param {object} config validated, frozen
+ * @param {{secure?: boolean}} args parsed command line
+ * @returns {object}
+ */
+function withOverrides (config, args) {
+  return args.secure && !config.secure ? Object.freeze({ ...config, secure: true }) : config
+}
+
+/**
+ * Read and check everything a reload needs before anything changes: the
+ * configuration, its certificates, the script, the log directory and the
+ * mods. A refusal is logged with its reason and counted; the caller keeps
+ * what it runs.
+ * @param {object} options the runtime options in use
+ * @param {object} args parsed command line
+ * @param {object} log
+ * @param {(config: object) => string|null} [veto] a further reason to refuse a configuration
+ * @returns {Promise<{options: object, prepared: {mods: object[], remove: Function}} | null>}
+ *   the new runtime options and the mods made ready for them; null when refused
+ */
+async function prepareReload (options, args, log, veto = noVeto) {
+  let config
+  try {
+    config = withOverrides(await loadConfig(options.configFile, { installDir: options.installDir }), args)
+  } catch (err) {
+    for (const line of configErrorLines(err, options.configFile)) log.error(line)
+    return refuse(log, 'the old configuration stays in use')
+  }
+  const reason = veto(config)
+  if (reason !== null) return refuse(log, reason)
+  let tls = null
+  try {
+    if (config.secure) tls = await readTlsMaterial(config)
+  } catch (err) {
+    log.error(err.message)
+    return refuse(log, 'the old configuration and certificates stay in use')
+  }
+  const next = { ...options, config, tls }
+  try {
+    await checkScript(next)
+    await checkLogDirectory(next)
+    const prepared = await prepareMods(next)
+    return { options: { ...next, mods: prepared.mods }, prepared }
+  } catch (err) {
+    log.error(err.message)
+    return refuse(log, 'the old configuration, script and mods stay in use')
+  }
+}
+
+function noVeto () {
+  return null
+}
+
+function refuse (log, reason) {
+  log.error('reload refused: ' + reason)
+  countReload('refused')
+  return null
+}
+
+module.exports = { prepareReload, withOverrides }
