@@ -42,4 +42,22 @@ function svrError (code, args = [], options) {
   return new SvrError(code, args, options)
 }
 
-module.exports = { CODES, SvrError, svrError }
+// Why a file svr must read (the configuration, a certificate) could not be
+// read, in words for the message that names it.
+const READ_REASONS = {
+  EACCES: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOENT: 'no such file',
+  ENOTDIR: 'a component of the path is not a directory',
+  EPERM: 'operation not permitted'
+}
+
+/**
+ * @param {Error & {code?: string}} err from reading a file
+ * @returns {string}
+ */
+function readFailure (err) {
+  return READ_REASONS[err.code] || err.message
+}
+
+module.exports = { CODES, SvrError, svrError, readFailure }

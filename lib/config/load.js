@@ -4,7 +4,7 @@ const fs = require('node:fs/promises')
 const net = require('node:net')
 const path = require('node:path')
 const Ajv = require('ajv')
-const { svrError } = require('../errors')
+const { svrError, readFailure } = require('../errors')
 const { parseListenSpec } = require('../listen')
 const { parseRegexString } = require('./regex')
 const schema = require('./schema.json')
@@ -22,13 +22,6 @@ const TLS_ORDER = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3']
 const JSON_POSITION = / in JSON at position (\d+)(?: \(line \d+ column \d+\))?/
 const HOST_PORT_LIKE = /^(\[[^\]]*\]|[^/\\:[\]]+):(\d+)$/
 const CIDR_BITS = /^\d{1,3}$/
-const READ_REASONS = {
-  EACCES: 'permission denied',
-  EISDIR: 'it is a directory',
-  ENOENT: 'no such file',
-  ENOTDIR: 'a component of the path is not a directory',
-  EPERM: 'operation not permitted'
-}
 // Keywords whose own message is a bare regex or schema detail; a schema
 // object can replace it with a sentence through "x-svr-message".
 const MESSAGE_KEYWORDS = new Set(['anyOf', 'const', 'enum', 'oneOf', 'pattern'])
@@ -135,7 +128,7 @@ async function readConfigText (file) {
   try {
     return await fs.readFile(file, 'utf8')
   } catch (err) {
-    throw svrError('SVR_ERR_CONFIG_READ', [file, READ_REASONS[err.code] || err.message], { cause: err })
+    throw svrError('SVR_ERR_CONFIG_READ', [file, readFailure(err)], { cause: err })
   }
 }
 

@@ -2,15 +2,7 @@
 
 const fs = require('node:fs/promises')
 const tls = require('node:tls')
-const { svrError } = require('../errors')
-
-const READ_REASONS = {
-  EACCES: 'permission denied',
-  EISDIR: 'it is a directory',
-  ENOENT: 'no such file',
-  ENOTDIR: 'a component of the path is not a directory',
-  EPERM: 'operation not permitted'
-}
+const { svrError, readFailure } = require('../errors')
 
 /**
  * Read the PEM files the configuration names: `cert`/`key` and every `sni`
@@ -48,7 +40,7 @@ async function readPem (label, file) {
   try {
     return await fs.readFile(file, 'utf8')
   } catch (err) {
-    throw svrError('SVR_ERR_TLS_FILE', [label, file, READ_REASONS[err.code] || err.message], { cause: err })
+    throw svrError('SVR_ERR_TLS_FILE', [label, file, readFailure(err)], { cause: err })
   }
 }
 
