@@ -10,6 +10,7 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { loadConfig } = require('../../lib/config/load')
+const { hasCommand } = require('../helpers/tools')
 
 const ROOT = path.join(__dirname, '..', '..')
 const EXAMPLES = path.join(ROOT, 'docs', 'examples')
@@ -25,8 +26,7 @@ function run (file, args) {
 
 // Outside CI a missing tool skips; in CI (.ci/run installs them) it fails.
 async function requireTool (t, name, probe) {
-  const { code } = await run('sh', ['-c', 'command -v ' + name])
-  if (code === 0) return probe
+  if (await hasCommand(name)) return probe
   if (process.env.CI) assert.fail(name + ' is not installed; .ci/run must install it')
   t.skip(name + ' is not installed')
   return null

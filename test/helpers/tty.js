@@ -2,7 +2,6 @@
 
 const { spawn, execFileSync } = require('node:child_process')
 const fs = require('node:fs')
-const net = require('node:net')
 const { SVR } = require('./server')
 
 /**
@@ -16,22 +15,6 @@ function hasScript () {
   } catch {
     return false
   }
-}
-
-/**
- * A free TCP port on 127.0.0.1 (for tests that need the same port across
- * a reload).
- * @returns {Promise<number>}
- */
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /**
@@ -152,4 +135,4 @@ class TtySvr {
   }
 }
 
-module.exports = { startSvrOnTty, hasScript, freePort }
+module.exports = { startSvrOnTty, hasScript }

@@ -7,14 +7,14 @@
 
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
-const { spawn, execFile } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const fs = require('node:fs/promises')
 const http = require('node:http')
-const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
+const { freePort, hasCommand } = require('../helpers/tools')
 
 const RECIPE = path.join(__dirname, '..', '..', 'docs', 'examples', 'nginx-svr.conf')
 // The client connects from another loopback address than nginx uses towards
@@ -28,21 +28,6 @@ const SCRIPT = `if (href === '/who') {
   return
 }
 `
-
-function hasNginx () {
-  return new Promise((resolve) => execFile('sh', ['-c', 'command -v nginx'], (err) => resolve(!err)))
-}
-
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** The recipe with its upstream servers and listen address replaced. */
 async function nginxConfig (dir, listenPort, upstreamPorts) {
@@ -144,7 +129,7 @@ describe('behind nginx as load balancer', () => {
   let nginxPort
 
   before(async () => {
-    if (!await hasNginx()) return
+    if (!await hasCommand('nginx')) return
     available = true
     const config = { workers: 2, enableIPSpoofing: true, trustedProxies: ['127.0.0.1'], healthPath: '/healthz' }
     for (let i = 0; i < 2; i++) {

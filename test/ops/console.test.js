@@ -6,7 +6,8 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
-const { startSvrOnTty, hasScript, freePort } = require('../helpers/tty')
+const { startSvrOnTty, hasScript } = require('../helpers/tty')
+const { freePort } = require('../helpers/tools')
 
 const noScript = !hasScript() && !process.env.CI && 'util-linux "script" is needed to give svr a terminal'
 

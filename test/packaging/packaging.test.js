@@ -14,6 +14,7 @@ const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { request } = require('../helpers/http')
+const { hasCommand } = require('../helpers/tools')
 
 const ROOT = path.join(__dirname, '..', '..')
 const PACKAGING = path.join(ROOT, 'packaging')
@@ -29,15 +30,10 @@ function run (file, args, options = {}) {
   })
 }
 
-async function hasTool (name) {
-  const { code } = await run('sh', ['-c', `command -v ${name}`])
-  return code === 0
-}
-
 // Skip only outside CI: in CI a missing tool or missing root is a failure.
 async function requireTools (t, names, { root = false } = {}) {
   for (const name of names) {
-    if (await hasTool(name)) continue
+    if (await hasCommand(name)) continue
     if (process.env.CI) assert.fail(`${name} is not installed; .ci/run must install it`)
     t.skip(`${name} is not installed`)
     return false
@@ -101,7 +97,7 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
   let ready = false
 
   before(async () => {
-    if (!IS_ROOT || !await hasTool('start-stop-daemon')) return
+    if (!IS_ROOT || !await hasCommand('start-stop-daemon')) return
     dest = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-pkg-'))
     // The service user must be able to reach the staged tree.
     await fs.chmod(dest, 0o755)
