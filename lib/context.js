@@ -70,7 +70,8 @@ function createContext (req, options, shared) {
  * @returns {Promise<import('node:fs').Stats|null>} null when it does not exist
  */
 async function statOnce (ctx) {
-  if (ctx.stat !== undefined && ctx.statPath === ctx.fsPath) return ctx.stat
+  const known = knownStat(ctx)
+  if (known !== undefined) return known
   const target = ctx.fsPath
   // An error belongs to the path it came from, not to a rewritten one.
   ctx.error = null

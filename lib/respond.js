@@ -43,14 +43,15 @@ function createResponder (options, shared) {
   }))
   const page404 = config.page404 ? path.resolve(root, config.page404) : null
   const contact = escapeHtml(config.serverAdministratorEmail).replace(/\./g, '[dot]').replace(/@/g, '[at]')
-  // The webroot's `.404` and `404.html` style templates, per status.
-  const dotted = {}
-  const html = {}
+  // Per status, the templates every request falls back on: page404 for a
+  // 404, then `.<status>` and `<status>.html` in the webroot.
+  const fallbacks = {}
   for (const status of Object.keys(DESCRIPTIONS)) {
-    dotted[status] = path.join(root, '.' + status)
-    html[status] = path.join(root, status + '.html')
+    const files = [path.join(root, '.' + status), path.join(root, status + '.html')]
+    if (Number(status) === 404 && page404 !== null) files.unshift(page404)
+    fallbacks[status] = Object.freeze(files)
   }
-  const base = { root, rules, page404, templates, dotted, html, contact, config, shared }
+  const base = { rules, templates, fallbacks, contact, config, shared }
 
   /**
    * Answer with an error page.
@@ -125,20 +126,17 @@ function createResponder (options, shared) {
  * @returns {string[]}
  */
 function templateFiles (base, req, status) {
+  if (base.rules.length === 0) return base.fallbacks[status]
   const files = []
-  if (base.rules.length !== 0) {
-    const hostname = requestHostname(req)
-    const local = req.socket.localAddress
-    for (const rule of base.rules) {
-      if (rule.scode !== status) continue
-      if (rule.host !== null && !rule.host(hostname)) continue
-      if (rule.ip !== null && !rule.ip(local)) continue
-      files.push(rule.file)
-    }
+  const hostname = requestHostname(req)
+  const local = req.socket.localAddress
+  for (const rule of base.rules) {
+    if (rule.scode !== status) continue
+    if (rule.host !== null && !rule.host(hostname)) continue
+    if (rule.ip !== null && !rule.ip(local)) continue
+    files.push(rule.file)
   }
-  if (status === 404 && base.page404 !== null) files.push(base.page404)
-  files.push(base.dotted[status], base.html[status])
-  return files
+  return files.length === 0 ? base.fallbacks[status] : files.concat(base.fallbacks[status])
 }
 
 // The first template that exists, when every file up to it is known;
