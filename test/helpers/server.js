@@ -97,11 +97,19 @@ class SvrProcess {
     this.exited.then((info) => { this.exitInfo = info })
     this.waiters = new Set()
     const onData = (chunk) => {
-      this.output += chunk
+      this.output += this.decode(chunk)
       for (const waiter of this.waiters) waiter()
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
+  }
+
+  /**
+   * @param {Buffer} chunk of stdout or stderr
+   * @returns {string} the text added to `output`
+   */
+  decode (chunk) {
+    return chunk.toString()
   }
 
   /**
@@ -173,4 +181,4 @@ class SvrProcess {
   }
 }
 
-module.exports = { makeSite, runSvr, startSvr, SVR }
+module.exports = { makeSite, runSvr, startSvr, SvrProcess, SVR }

@@ -2,7 +2,7 @@
 
 const { spawn, execFileSync } = require('node:child_process')
 const fs = require('node:fs')
-const { SVR } = require('./server')
+const { SVR, SvrProcess } = require('./server')
 
 /**
  * Whether util-linux `script` is there to give svr a pseudo-terminal.
@@ -39,22 +39,11 @@ function shellQuote (text) {
   return "'" + text.replace(/'/g, "'\\''") + "'"
 }
 
-class TtySvr {
-  constructor (child) {
-    this.child = child
-    this.output = ''
-    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
-    this.exitInfo = null
-    this.exited.then((info) => { this.exitInfo = info })
-    this.waiters = new Set()
-    const onData = (chunk) => {
-      // Terminal output: drop colours and carriage returns.
-      // eslint-disable-next-line no-control-regex
-      this.output += chunk.toString().replace(/\x1b\[[0-9;]*[A-Za-z]|\r/g, '')
-      for (const waiter of this.waiters) waiter()
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
+class TtySvr extends SvrProcess {
+  // Terminal output: colours and carriage returns dropped.
+  decode (chunk) {
+    // eslint-disable-next-line no-control-regex
+    return chunk.toString().replace(/\x1b\[[0-9;]*[A-Za-z]|\r/g, '')
   }
 
   /**
@@ -62,45 +51,6 @@ class TtySvr {
    */
   type (line) {
     this.child.stdin.write(line + '\n')
-  }
-
-  /**
-   * @param {RegExp} pattern
-   * @param {number} [timeout]
-   * @param {number} [from] output offset to search from
-   * @returns {Promise<RegExpMatchArray>}
-   */
-  waitFor (pattern, timeout = 10000, from = 0) {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const match = this.output.slice(from).match(pattern)
-        if (match !== null) {
-          finish()
-          resolve(match)
-        } else if (this.exitInfo !== null) {
-          finish()
-          reject(new Error('svr exited before printing ' + pattern + '\n' + this.output))
-        }
-      }
-      const timer = setTimeout(() => {
-        finish()
-        reject(new Error('timed out waiting for ' + pattern + '\n' + this.output))
-      }, timeout)
-      const finish = () => {
-        clearTimeout(timer)
-        this.waiters.delete(check)
-      }
-      this.waiters.add(check)
-      this.exited.then(() => setImmediate(check))
-      check()
-    })
-  }
-
-  /** pids of the workers, from the "worker N up (pid P)" lines (the latest per slot) */
-  workerPids () {
-    const pids = new Map()
-    for (const match of this.output.matchAll(/worker (\d+) up \(pid (\d+)\)/g)) pids.set(Number(match[1]), Number(match[2]))
-    return pids
   }
 
   // svr runs in the session `script` created for it, out of reach of a
