@@ -3,12 +3,13 @@
 // Start and stop the servers under test. Every process started here is
 // stopped by its pid, also when the run fails.
 
-const { spawn, execFile } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const fs = require('node:fs')
 const fsp = require('node:fs/promises')
 const http = require('node:http')
-const net = require('node:net')
 const path = require('node:path')
+// The test suite's helpers: the same port and PATH probes.
+const { freePort, hasCommand } = require('../test/helpers/tools')
 
 const SVR = path.join(__dirname, '..', 'svr.js')
 const BARE = path.join(__dirname, 'bare-cluster.js')
@@ -185,21 +186,6 @@ function status (port, target) {
 async function rssMb (pid) {
   const text = await fsp.readFile(`/proc/${pid}/status`, 'utf8')
   return Number(text.match(/^VmRSS:\s+(\d+) kB/m)[1]) / 1024
-}
-
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-function hasCommand (name) {
-  return new Promise((resolve) => execFile('sh', ['-c', 'command -v ' + name], (err) => resolve(!err)))
 }
 
 function sleep (ms) {
