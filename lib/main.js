@@ -10,6 +10,7 @@ const { runPrimary } = require('./primary')
 const { withOverrides } = require('./reload')
 const { prepareMods } = require('./mods/prepare')
 const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
+const { tempDir, ensureTempDir } = require('./server-root')
 const { checkScript } = require('./script/check')
 const { readTlsMaterial } = require('./tls/material')
 const { checkLogDirectory, configureLogs } = require('./logging')
@@ -62,7 +63,7 @@ async function main (argv) {
     mods: [],
     tls
   }
-  if (args.action !== 'check') await removeOrphanedTemp()
+  if (args.action !== 'check') await removeOrphanedTemp(base)
   let prepared
   try {
     await checkScript(base)
@@ -89,6 +90,8 @@ async function main (argv) {
   }
   const log = createLogger(args.singleThreaded ? 'single' : 'primary')
   warnIgnored(prepared, log)
+  await ensureTempDir(options).catch((err) => log.warn('cannot make ' + tempDir(options) + ': ' + err.message +
+    '; SVR.JS scripts that keep files in their __dirname will fail'))
   if (args.singleThreaded) {
     Object.assign(process.env, config.environmentVariables)
     // Required here: a cluster's primary serves no request, so it never
@@ -101,8 +104,8 @@ async function main (argv) {
 
 // A primary or worker killed with SIGKILL cannot clean up after itself;
 // the next start does.
-async function removeOrphanedTemp () {
-  await removeOrphans(MODS_TEMP_PREFIX)
+async function removeOrphanedTemp (options) {
+  await removeOrphans(MODS_TEMP_PREFIX, tempDir(options))
   await removeOrphans(UPLOADS_TEMP_PREFIX)
 }
 

@@ -17,6 +17,7 @@ const { startConsole } = require('./console')
 const { primaryActions } = require('./console/actions')
 const { FairShare } = require('./balance/primary')
 const { prepareReload } = require('./reload')
+const { workerEnvironment } = require('./application-environment')
 
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
@@ -91,7 +92,7 @@ class Supervisor {
   }
 
   fork (slot, options) {
-    const env = { ...SCHEDULING_ENV, ...options.config.environmentVariables, SVR_SLOT: String(slot.id) }
+    const env = workerEnvironment({ ...SCHEDULING_ENV, ...options.config.environmentVariables, SVR_SLOT: String(slot.id) })
     const worker = cluster.fork(env)
     this.records.set(worker, { slot, ready: false, retiring: false, startedAt: Date.now(), waiter: null })
     worker.on('message', (msg) => dispatch(this.handlers, msg, worker))

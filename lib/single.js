@@ -14,6 +14,7 @@ const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { singleActions } = require('./console/actions')
 const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
+const { useApplicationNodePath, enterWebroot } = require('./application-environment')
 
 /**
  * --single-threaded: one process serves everything. Without a primary to
@@ -36,6 +37,8 @@ async function runSingle (options, args, log, prepared) {
   setRuntimeBlocklist(await blocks.load())
   let servers
   try {
+    useApplicationNodePath()
+    enterWebroot(config)
     configureMetrics(options, 'single')
     servers = createServers(options, log)
   } catch (err) {
@@ -68,6 +71,15 @@ async function runSingle (options, args, log, prepared) {
     reload: () => requestReload(servers, state, args, log),
     stop: () => stop(servers, state, log, 'console "stop"')
   }))
+}
+
+// Back to the webroot of the configuration that stays in use.
+function leaveFor (config, log) {
+  try {
+    enterWebroot(config)
+  } catch (err) {
+    log.warn('cannot return to the webroot ' + config.wwwroot + ':', err.message)
+  }
 }
 
 function crashUnlessContained (err, log) {
@@ -127,8 +139,11 @@ async function reload (servers, state, args, log) {
   const { config } = options
   let pipeline
   try {
+    // The new script and mods load with the new webroot as working directory.
+    enterWebroot(config)
     pipeline = createPipeline(options, log)
   } catch (err) {
+    leaveFor(state.options.config, log)
     prepared.remove()
     log.error('reload failed:', err)
     countReload('failed')

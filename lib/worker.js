@@ -13,6 +13,7 @@ const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
 const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
 const { stopAccepting, resumeAccepting, serverList } = require('./console/accepting')
 const { startLoadReports, setFairShare } = require('./balance/worker')
+const { enterWebroot } = require('./application-environment')
 
 /**
  * A cluster worker: waits for its options from the primary, builds the
@@ -67,6 +68,7 @@ async function boot (options, state, log) {
     const worker = process.env.SVR_SLOT || String(process.pid)
     await configureLogs(options, { accessLog: true, worker })
     configureMetrics(options, worker)
+    enterWebroot(options.config)
     servers = createServers(options, log)
     trackServers(servers)
   } catch (err) {

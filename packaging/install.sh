@@ -10,6 +10,7 @@
 #   /usr/bin/svr, svrpasswd   wrappers that default to /etc/svr/config.json
 #   /etc/svr/config.json      root:svr 0640, never overwritten; config.json.dist shows the shipped one
 #   /etc/svr/serverSideScript.js, /etc/svr/mods/
+#   /etc/svr/temp             the server root's temp/, owned by the service user (0700)
 #   /var/www/svr              the webroot, filled only when it does not exist yet
 #   /var/log/svr, /var/lib/svr  log and state directories, owned by the service user
 #   the systemd unit where systemd runs, else the init.d script; /etc/logrotate.d/svr
@@ -146,6 +147,10 @@ install_config () {
   install -o root -g "$SVR_USER" -m 0640 "$SRC/packaging/config.json" "$DESTDIR$ETC/config.json.dist"
   install_once "$SRC/serverSideScript.js" "$ETC/serverSideScript.js" 0640
   dir "$ETC/mods" root "$SVR_USER" 0750
+  # The server root's temp/: SVR.JS 3.x scripts keep files in their
+  # __dirname, which is this directory, and 3.x mods are unpacked here. The
+  # only place under /etc/svr the service may write.
+  dir "$ETC/temp" "$SVR_USER" "$SVR_USER" 0700
 }
 
 install_webroot () {

@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { modsDir } = require('../mods/prepare')
 const { scriptPath } = require('../script/locate')
+const { tempDir } = require('../server-root')
 
 const CONFIG = 'access to the configuration file or certificates is denied'
 const SOURCES = 'access to server sources is denied'
@@ -62,6 +63,8 @@ function buildForbiddenPaths (options) {
     addFile(table, config.sni[name].cert, CONFIG)
     addFile(table, config.sni[name].key, CONFIG)
   }
+  // Scripts keep their files in the server root's temp/, and 3.x mods are unpacked there.
+  addDir(table, tempDir(options), TEMP)
   addDir(table, path.join(installDir, 'temp'), TEMP)
   addDir(table, path.join(installDir, 'log'), LOG)
   if (config.disableServerSideScriptExpose || !config.exposeServerVersion) {

@@ -7,11 +7,13 @@ const { legacyHelpers } = require('../script/legacy-api')
  * A serverSideScript.js of the SVR.JS form as a chain link.
  * @param {string} source
  * @param {string} file real path of the script
+ * @param {{filename: string, dirname: string, require: Function}} env what
+ *   the script sees as `__filename`, `__dirname` and `require`
  * @param {object} api from createLegacyApi
  * @returns {{name: string, invoke: (req, res, ctx, next) => void}}
  */
-function createLegacyScriptLink (source, file, api) {
-  const { run } = compileLegacyScript(source, file)
+function createLegacyScriptLink (source, file, env, api) {
+  const { run } = compileLegacyScript(source, file, env)
   function invoke (req, res, ctx, next) {
     const args = api.argumentsFor(req, res, ctx, next)
     const helpers = legacyHelpers(ctx.hostname, ctx.pathname)

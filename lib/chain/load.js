@@ -9,6 +9,7 @@ const { createModuleScriptLink } = require('./module-script')
 const { createLegacyModLink } = require('./legacy-mod')
 const { createModernModLink } = require('./modern-mod')
 const { scriptPath } = require('../script/locate')
+const { scriptEnvironment } = require('../script/environment')
 
 /**
  * Load the mods (already prepared by the primary) and the script, in chain
@@ -47,7 +48,9 @@ function loadScript (options, apis) {
     throw svrError('SVR_ERR_SCRIPT_LOAD', [file, err.message], { cause: err })
   }
   try {
-    return source === null ? createModuleScriptLink(real) : createLegacyScriptLink(source, real, apis.legacy())
+    return source === null
+      ? createModuleScriptLink(real)
+      : createLegacyScriptLink(source, real, scriptEnvironment(options, real), apis.legacy())
   } catch (err) {
     throw svrError('SVR_ERR_SCRIPT_LOAD', [file, describeLoadError(err, real)], { cause: err })
   }

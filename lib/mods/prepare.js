@@ -5,6 +5,7 @@ const { rmSync } = require('node:fs')
 const path = require('node:path')
 const { svrError } = require('../errors')
 const { makePrivateTemp, MODS_TEMP_PREFIX } = require('../util/private-temp')
+const { tempDir, ensureTempDir, isWithin } = require('../server-root')
 
 const LEGACY_ARCHIVE = /\.(?:tar\.gz|tgz)$/
 const MODERN_FILE = /\.c?js$/
@@ -14,8 +15,10 @@ const NOT_A_MOD = /^\.|\.(?:md|txt)$/i
 /**
  * Read the mods directory (beside the configuration file) in alphabetical
  * order and get every mod ready for the workers: SVR.JS 3.x archives are
- * unpacked once, here, into a private directory outside the webroot; 4.x
- * `.js` mods are used in place. Runs in the primary (or the single process).
+ * unpacked once, here, into `<server root>/temp/modloader-<pid>-<random>/<file>/`
+ * so that a mod's `__dirname + "/../../.."` is the server root, as under
+ * SVR.JS; 4.x `.js` mods are used in place. Runs in the primary (or the
+ * single process).
  * @param {object} options runtime options
  * @returns {Promise<{mods: object[], ignored: string[], remove: () => void}>} `ignored`
  *   lists files that are not mods; `remove` deletes the unpacked files and
@@ -41,7 +44,7 @@ async function prepareMods (options) {
     for (const name of names) {
       const file = path.join(dir, name)
       if (LEGACY_ARCHIVE.test(name)) {
-        runtime = runtime || await makePrivateTemp(MODS_TEMP_PREFIX)
+        runtime = runtime || await makeUnpackDir(options, file)
         mods.push(await unpackLegacyMod(file, path.join(runtime, name)))
       } else if (MODERN_FILE.test(name)) {
         mods.push({ kind: 'modern', file, name })
@@ -62,6 +65,22 @@ async function prepareMods (options) {
   }
   process.once('exit', remove)
   return { mods, ignored, remove }
+}
+
+// A directory of its own per start or reload: workers still draining after a
+// reload keep the files their mods were loaded from.
+async function makeUnpackDir (options, file) {
+  let temp
+  try {
+    temp = await ensureTempDir(options)
+  } catch (err) {
+    throw svrError('SVR_ERR_MOD_LOAD', [file, 'cannot make ' + tempDir(options) + ', where 3.x mods are unpacked: ' + err.message], { cause: err })
+  }
+  if (await isWithin(temp, options.config.wwwroot)) {
+    throw svrError('SVR_ERR_MOD_LOAD', [file, temp + ', where 3.x mods are unpacked, lies inside the webroot ' +
+      options.config.wwwroot + '; keep the webroot outside the directory of the configuration file'])
+  }
+  return makePrivateTemp(MODS_TEMP_PREFIX, temp)
 }
 
 function modsDir (options) {

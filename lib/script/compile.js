@@ -36,11 +36,14 @@ const SUFFIX = '}'
 /**
  * Compile a serverSideScript.js of the SVR.JS form once.
  * @param {string} source the file's text
- * @param {string} file its real path: names it in stack traces and anchors `require('./x')`
+ * @param {string} file its real path: names it in stack traces
+ * @param {{filename: string, dirname: string, require: Function}} [env] the
+ *   `__filename`, `__dirname` and `require` the script sees
+ *   (lib/script/environment.js); by default those of `file`
  * @returns {{run: Function}} `run` takes PARAMS in order; customvar1…4
  *   keep their values from one request to the next
  */
-function compileLegacyScript (source, file) {
+function compileLegacyScript (source, file, env = ownEnvironment(file)) {
   const body = withoutShebang(source)
   try {
     // Parsed alone first: its syntax errors are reported as they are in
@@ -54,8 +57,12 @@ function compileLegacyScript (source, file) {
     columnOffset: -PREFIX.length
   })
   const modules = MODULES.map((name) => require('node:' + name))
-  const run = factory(createRequire(file), file, path.dirname(file), ...modules)
+  const run = factory(env.require, env.filename, env.dirname, ...modules)
   return { run }
+}
+
+function ownEnvironment (file) {
+  return { filename: file, dirname: path.dirname(file), require: createRequire(file) }
 }
 
 // An unfinished construct at the end of the file is reported on the

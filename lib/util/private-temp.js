@@ -5,30 +5,33 @@ const os = require('node:os')
 const path = require('node:path')
 
 // Name prefixes of the private temp directories svr makes.
-const MODS_TEMP_PREFIX = 'svr-mods-'
+// SVR.JS unpacked 3.x mods into `<server root>/temp/modloader/<file>/`;
+// one directory per start or reload keeps that depth.
+const MODS_TEMP_PREFIX = 'modloader-'
 const UPLOADS_TEMP_PREFIX = 'svr-uploads-'
 
 /**
- * A private (0700) directory in the system temp directory whose name carries
- * the owner's pid, so that one left behind by a killed process can be told
- * from one in use.
- * @param {string} prefix e.g. 'svr-mods-'
+ * A private (0700) directory whose name carries the owner's pid, so that
+ * one left behind by a killed process can be told from one in use.
+ * @param {string} prefix e.g. 'svr-uploads-'
+ * @param {string} [parent] where to make it (the system temp directory by default)
  * @returns {Promise<string>}
  */
-function makePrivateTemp (prefix) {
-  return fs.mkdtemp(path.join(os.tmpdir(), prefix + process.pid + '-'))
+function makePrivateTemp (prefix, parent = os.tmpdir()) {
+  return fs.mkdtemp(path.join(parent, prefix + process.pid + '-'))
 }
 
 /**
  * Remove the directories a process killed with SIGKILL (which skips exit
  * handlers) left behind: those with the prefix whose pid no longer runs.
  * @param {string} prefix
+ * @param {string} [parent] where to look (the system temp directory by default)
  * @returns {Promise<number>} how many were removed
  */
-async function removeOrphans (prefix) {
+async function removeOrphans (prefix, parent = os.tmpdir()) {
   let names
   try {
-    names = await fs.readdir(os.tmpdir())
+    names = await fs.readdir(parent)
   } catch {
     return 0
   }
@@ -37,7 +40,7 @@ async function removeOrphans (prefix) {
     if (!name.startsWith(prefix)) continue
     const pid = Number(name.slice(prefix.length, name.indexOf('-', prefix.length)))
     if (!Number.isInteger(pid) || pid <= 0 || isRunning(pid)) continue
-    await fs.rm(path.join(os.tmpdir(), name), { recursive: true, force: true }).then(() => removed++, () => {})
+    await fs.rm(path.join(parent, name), { recursive: true, force: true }).then(() => removed++, () => {})
   }
   return removed
 }

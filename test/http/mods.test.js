@@ -4,24 +4,10 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const path = require('node:path')
-const tar = require('tar')
 const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
+const { packLegacyMod } = require('../helpers/mods')
 const net = require('node:net')
-
-/**
- * Pack an SVR.JS 3.x mod (index.js + mod.info) into mods/<name>.tar.gz.
- */
-async function packLegacyMod (modsDir, name, indexJs, info) {
-  const src = await fs.mkdtemp(path.join(modsDir, '..', 'src-'))
-  await fs.writeFile(path.join(src, 'index.js'), indexJs)
-  const entries = ['index.js']
-  if (info !== undefined) {
-    await fs.writeFile(path.join(src, 'mod.info'), JSON.stringify(info))
-    entries.push('mod.info')
-  }
-  await tar.c({ gzip: true, file: path.join(modsDir, name), cwd: src }, entries)
-}
 
 // A 3.x mod: a constructor whose callback returns the request function.
 const FIRST_MOD = `
@@ -99,18 +85,36 @@ describe('mods', () => {
     assert.doesNotMatch(svr.output, /application code/)
   })
 
-  it('should unpack archives once, outside the webroot, and remove them on exit', async (t) => {
-    const { site } = await siteWithMods(t)
+  it('should unpack archives once, in <server root>/temp, for every worker, and remove them on exit', async (t) => {
+    const site = await makeSite(t, { workers: 2 })
+    const mods = path.join(site.dir, 'mods')
+    await fs.mkdir(mods)
+    // Each process that loads the mod leaves a note beside config.json.
+    await packLegacyMod(mods, '00-where.tar.gz', `
+      const fs = require('fs')
+      function Mod () {
+        fs.writeFileSync(__dirname + '/../../../loaded-' + process.pid, __dirname)
+      }
+      Mod.prototype.callback = function (req, res, c, r, href, e, u, s, d, us, p, h, f, fd, elseCallback) {
+        return elseCallback
+      }
+      module.exports = Mod
+    `, { name: 'Where', version: '1' })
     const svr = await startSvr(t, site.configFile)
-    const res = await request(svr.port, '/first-only')
-    assert.equal(res.status, 200)
-    const dirs = (await fs.readdir(require('node:os').tmpdir())).filter((name) => name.startsWith('svr-mods-'))
-    assert.ok(dirs.length >= 1)
-    const before = new Set(dirs)
+    const workers = [...svr.workerPids().values()].sort()
+    assert.equal(workers.length, 2)
+    const notes = (await fs.readdir(site.dir)).filter((name) => name.startsWith('loaded-')).sort()
+    assert.deepEqual(notes, workers.map((pid) => 'loaded-' + pid).sort(), 'loaded by each worker, not by the primary')
+    const temp = path.join(site.dir, 'temp')
+    const unpacked = await fs.readdir(temp)
+    assert.equal(unpacked.length, 1, 'unpacked once: ' + unpacked.join(', '))
+    assert.match(unpacked[0], new RegExp('^modloader-' + svr.child.pid + '-'))
+    const dir = path.join(temp, unpacked[0], '00-where.tar.gz')
+    for (const note of notes) assert.equal(await fs.readFile(path.join(site.dir, note), 'utf8'), dir)
+    assert.equal((await fs.stat(path.join(temp, unpacked[0]))).mode & 0o777, 0o700)
     svr.signal('SIGTERM')
-    await svr.exited
-    const after = (await fs.readdir(require('node:os').tmpdir())).filter((name) => name.startsWith('svr-mods-'))
-    assert.ok(after.length < before.size, 'the unpacked mods were removed')
+    assert.deepEqual(await svr.exited, { code: 0, signal: null })
+    assert.deepEqual(await fs.readdir(temp), [], 'the unpacked mods were removed')
   })
 
   for (const [label, prepare, pattern] of [

@@ -82,7 +82,7 @@ describe('serverSideScript.js (SVR.JS form)', () => {
       "if (href === '/later') {",
       "  setTimeout(() => { res.writeHead(200); res.end('late answer') }, 30)",
       "} else if (href === '/read') {",
-      "  fs.readFile(__filename, 'utf8', (err, text) => {",
+      "  fs.readFile(__dirname + '/../serverSideScript.js', 'utf8', (err, text) => {",
       "    if (err) return callServerError(500, err)",
       "    res.end(String(text.length))",
       '  })',
