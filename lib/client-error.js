@@ -3,6 +3,7 @@
 const { reasonPhrase } = require('./respond')
 const { countMalformed } = require('./stats')
 const { logRejectedRequest } = require('./logging/access-log')
+const { compileCustomHeaders } = require('./custom-headers')
 
 // nginx answers a request line longer than its header buffer (8 KiB) with 414.
 const MAX_REQUEST_LINE = 8192
@@ -10,6 +11,9 @@ const MAX_REQUEST_LINE = 8192
 const MAX_LOGGED_LINE = 2048
 // token SP request-target SP HTTP-version (RFC 9112 §3)
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^ ]+ HTTP\/\d\.\d$/
+
+// What rawPage sets itself; a custom header of the same name would repeat it.
+const RAW_PAGE_HEADERS = new Set(['content-type', 'content-length', 'connection', 'allow'])
 
 const STATUS_BY_CODE = {
   HPE_HEADER_OVERFLOW: 431,
@@ -19,14 +23,32 @@ const STATUS_BY_CODE = {
 }
 
 /**
+ * The header lines every answer written on a raw socket carries: `Server`
+ * and the `customHeaders` (HSTS or a CSP must not go missing on a 400).
+ * The host is unknown there, so `customHeadersVHost` cannot apply, and
+ * headers whose value names `{path}` are left out. Worked out once per
+ * configuration.
+ * @param {object} config
+ * @param {string} serverString
+ * @returns {string} "Name: value\r\n" lines
+ */
+function rawHeaderLines (config, serverString) {
+  let lines = ''
+  for (const [name, value] of compileCustomHeaders(config, serverString).base.fixed) {
+    if (!RAW_PAGE_HEADERS.has(name.toLowerCase())) lines += name + ': ' + value + '\r\n'
+  }
+  return lines
+}
+
+/**
  * A request Node's parser rejected never reaches the pipeline; answer it on
  * the raw socket with a short page and close, as nginx does. Responses to
  * earlier requests pipelined on the same connection are sent first.
  * @param {Error & {code?: string, rawPacket?: Buffer}} err
  * @param {import('node:net').Socket} socket
- * @param {string} serverString
+ * @param {string} headerLines from rawHeaderLines
  */
-function answerClientError (err, socket, serverString) {
+function answerClientError (err, socket, headerLines) {
   if (!socket.writable || err.code === 'ECONNRESET') {
     socket.destroy()
     return
@@ -38,7 +60,7 @@ function answerClientError (err, socket, serverString) {
   // not "METHOD target HTTP/x.y" at all is a bad request, not a bad method.
   const line = lineAt(err.rawPacket, err.bytesParsed)
   if (status === 405 && !looksLikeRequestLine(line)) status = 400
-  afterPendingResponses(socket, status, serverString, line)
+  afterPendingResponses(socket, status, headerLines, line)
 }
 
 /**
@@ -47,9 +69,9 @@ function answerClientError (err, socket, serverString) {
  * behind it learns to type https://; anything else is just closed.
  * @param {Error & {code?: string}} err
  * @param {import('node:tls').TLSSocket} tlsSocket
- * @param {string} serverString
+ * @param {string} headerLines from rawHeaderLines
  */
-function answerTlsClientError (err, tlsSocket, serverString) {
+function answerTlsClientError (err, tlsSocket, headerLines) {
   // The TCP socket under the TLS one is reachable only through this
   // long-stable private field; without it the connection just closes.
   const raw = tlsSocket._parent
@@ -58,48 +80,49 @@ function answerTlsClientError (err, tlsSocket, serverString) {
     return
   }
   countMalformed()
-  raw.end(rawPage(497, serverString).text)
+  raw.end(rawPage(497, headerLines).text, 'latin1')
 }
 
 /**
  * CONNECT on the server that only redirects to HTTPS: not a proxy.
  * @param {import('node:net').Socket} socket
- * @param {string} serverString
+ * @param {string} headerLines from rawHeaderLines
  */
-function answerConnectRefused (socket, serverString) {
+function answerConnectRefused (socket, headerLines) {
   if (!socket.writable) {
     socket.destroy()
     return
   }
-  socket.end(rawPage(501, serverString).text)
+  socket.end(rawPage(501, headerLines).text, 'latin1')
 }
 
 // Node attaches the response being written to the socket (a private but
 // long-stable field) and attaches the next pipelined one when it finishes.
 // Writing the error page and closing before they are done would cut off
 // answers to requests that were perfectly valid.
-function afterPendingResponses (socket, status, serverString, line) {
+function afterPendingResponses (socket, status, headerLines, line) {
   const pending = socket._httpMessage
   if (pending) {
-    pending.once('close', () => afterPendingResponses(socket, status, serverString, line))
+    pending.once('close', () => afterPendingResponses(socket, status, headerLines, line))
     return
   }
   if (!socket.writable) {
     socket.destroy()
     return
   }
-  const page = rawPage(status, serverString)
+  const page = rawPage(status, headerLines)
   logRejectedRequest(socket, status, line === null ? null : line.slice(0, MAX_LOGGED_LINE), page.bodyBytes)
-  socket.end(page.text)
+  // Header values may hold latin-1 characters, sent as single bytes as Node does.
+  socket.end(page.text, 'latin1')
 }
 
-function rawPage (status, serverString) {
+function rawPage (status, headerLines) {
   const title = status + ' ' + reasonPhrase(status)
   const body = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>' + title +
     '</title></head><body><h1>' + title + '</h1></body></html>\n'
   const bodyBytes = Buffer.byteLength(body)
   const text = 'HTTP/1.1 ' + title + '\r\n' +
-    'Server: ' + serverString + '\r\n' +
+    headerLines +
     'Content-Type: text/html; charset=utf-8\r\n' +
     'Content-Length: ' + bodyBytes + '\r\n' +
     (status === 405 ? 'Allow: GET, HEAD, OPTIONS\r\n' : '') +
@@ -131,4 +154,4 @@ function requestLineTooLong (packet) {
   return end === -1 ? packet.length > MAX_REQUEST_LINE : end > MAX_REQUEST_LINE
 }
 
-module.exports = { answerClientError, answerTlsClientError, answerConnectRefused, MAX_REQUEST_LINE }
+module.exports = { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRefused, MAX_REQUEST_LINE }

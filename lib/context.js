@@ -2,7 +2,7 @@
 
 const path = require('node:path')
 const { processStatCache } = require('./cache/stat-cache')
-const { socketAddresses, requestHostname } = require('./util/vhost')
+const { socketAddresses, requestHostname, normalizeHostHeader } = require('./util/vhost')
 const { resolveClientAddress } = require('./access/client-address')
 const { attachContext } = require('./logging/access-log')
 
@@ -28,6 +28,7 @@ class RequestContext {
     this.clientAddress = addresses.remote
     this.fromTrustedProxy = false
     this.localAddress = addresses.local
+    normalizeHostHeader(req)
     this.hostname = requestHostname(req)
     // Arrived over TLS (HTTPS or HTTP/2), not on the plain-HTTP server.
     this.secure = req.socket.encrypted === true

@@ -103,6 +103,20 @@ function setPathHeaders (res, set, url) {
 }
 
 /**
+ * A header set as a fresh plain object, `{path}` replaced by `url`: what
+ * SVR.JS's getCustomHeaders() handed to scripts and mods.
+ * @param {HeaderSet} set
+ * @param {string} url current request URL (path and query)
+ * @returns {Object<string, string>}
+ */
+function headerObject (set, url) {
+  const headers = {}
+  for (const [name, value] of set.fixed) headers[name] = value
+  for (const [name, parts] of set.withPath) headers[name] = parts.join(url)
+  return headers
+}
+
+/**
  * For the stages that change req.url: point the `{path}` headers of the
  * request's set at the new URL; nothing to do for most configurations.
  * @param {import('node:http').ServerResponse} res
@@ -114,4 +128,4 @@ function refreshPathHeaders (res, headers, ctx, url) {
   if (headers.hasPathHeaders) setPathHeaders(res, selectHeaderSet(headers, ctx), url)
 }
 
-module.exports = { compileCustomHeaders, selectHeaderSet, setHeaders, setPathHeaders, refreshPathHeaders }
+module.exports = { compileCustomHeaders, selectHeaderSet, setHeaders, setPathHeaders, refreshPathHeaders, headerObject }

@@ -45,7 +45,10 @@ function formatLine (level, who, message, tty, stamp) {
 function withRequestId (message) {
   const request = currentRequest()
   const id = request === undefined || request.ctx === undefined ? null : request.ctx.requestId
-  return typeof id === 'string' ? 'request ' + id + ': ' + message : message
+  if (typeof id !== 'string') return message
+  // Code that can run in or out of the scope names the request itself.
+  const prefix = 'request ' + id + ': '
+  return message.startsWith(prefix) ? message : prefix + message
 }
 
 function describe (value) {

@@ -3,6 +3,7 @@
 const path = require('node:path')
 const { parseArgs, USAGE } = require('./cli')
 const { loadConfig } = require('./config/load')
+const { checkWebroot } = require('./config/webroot')
 const { configErrorLines } = require('./config-report')
 const { createLogger } = require('./log')
 const { fullServerString } = require('./version')
@@ -39,9 +40,14 @@ async function main (argv) {
     return
   }
   let config
+  // Told once the logger is set up, or printed before the errors.
+  const warnings = []
   try {
-    config = withOverrides(await loadConfig(args.configFile, { installDir: INSTALL_DIR }), args)
+    const warn = (line) => warnings.push(args.configFile + ': ' + line)
+    config = withOverrides(await loadConfig(args.configFile, { installDir: INSTALL_DIR, warn }), args)
+    await checkWebroot(args.configFile, config)
   } catch (err) {
+    for (const line of warnings) process.stderr.write('warning: ' + line + '\n')
     for (const line of configErrorLines(err, args.configFile)) process.stderr.write(line + '\n')
     process.exitCode = 1
     return
@@ -75,6 +81,7 @@ async function main (argv) {
   }
   if (args.action === 'check') {
     prepared.remove()
+    for (const line of warnings) process.stderr.write('warning: ' + line + '\n')
     process.stdout.write('configuration OK: ' + args.configFile + '\n')
     return
   }
@@ -89,6 +96,7 @@ async function main (argv) {
     return
   }
   const log = createLogger(args.singleThreaded ? 'single' : 'primary')
+  for (const line of warnings) log.warn(line)
   warnIgnored(prepared, log)
   await ensureTempDir(options).catch((err) => log.warn('cannot make ' + tempDir(options) + ': ' + err.message +
     '; SVR.JS scripts that keep files in their __dirname will fail'))

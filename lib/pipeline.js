@@ -104,6 +104,7 @@ function createPipeline (options, log) {
   const stages = buildStages(STAGES, options, shared)
   const proxyStages = buildStages(PROXY_STAGES, options, shared)
   const proxying = shared.links.some((link) => typeof link.proxyRequest === 'function')
+  const setCustomHeaders = createHeadersStage(options, shared)
   function handleRequest (req, res) {
     countRequest(res)
     const ctx = createContext(req, options, shared)
@@ -114,13 +115,21 @@ function createPipeline (options, log) {
       runStages(stages, 0, req, res, ctx, 404)
     }
   }
+  // Answers decided before the pipeline (413 on Content-Length, 417, an
+  // HTTP/2 CONNECT) carry Server and the custom headers like any other.
   function sendError (req, res, status) {
     countRequest(res)
+    const ctx = typeof req.url === 'string' ? createContext(req, options, shared) : NO_HOST
+    setCustomHeaders(req, res, ctx)
     shared.respond.sendError(req, res, status)
   }
   const handleConnect = createConnectHandler(options, shared)
   return { handleRequest, sendError, handleConnect, handlers: shared.handlers, lifecycle: shared.lifecycle }
 }
+
+// What the headers stage needs of a request that has no target (an HTTP/2
+// CONNECT): only entries for any host and address apply.
+const NO_HOST = Object.freeze({ hostname: '', localAddress: '' })
 
 function buildStages (factories, options, shared) {
   const stages = []

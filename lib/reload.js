@@ -1,6 +1,7 @@
 'use strict'
 
 const { loadConfig } = require('./config/load')
+const { checkWebroot } = require('./config/webroot')
 const { configErrorLines } = require('./config-report')
 const { readTlsMaterial } = require('./tls/material')
 const { checkScript } = require('./script/check')
@@ -33,7 +34,9 @@ function withOverrides (config, args) {
 async function prepareReload (options, args, log, veto = noVeto) {
   let config
   try {
-    config = withOverrides(await loadConfig(options.configFile, { installDir: options.installDir }), args)
+    const warn = (line) => log.warn(options.configFile + ': ' + line)
+    config = withOverrides(await loadConfig(options.configFile, { installDir: options.installDir, warn }), args)
+    await checkWebroot(options.configFile, config)
   } catch (err) {
     for (const line of configErrorLines(err, options.configFile)) log.error(line)
     return refuse(log, 'the old configuration stays in use')

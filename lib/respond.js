@@ -65,7 +65,11 @@ function createResponder (options, shared) {
   function sendError (req, res, status, extra = NO_EXTRA) {
     if (res.headersSent) {
       // Too late for a status line: cut the connection, so the client sees
-      // a truncated response rather than a silently incomplete one.
+      // a truncated response rather than a silently incomplete one, and say
+      // so in the log, where the access line shows the status the client got.
+      const id = requestIdOf(req)
+      shared.log.error((id === null ? '' : 'request ' + id + ': ') + status + lateReason(extra) + ' after the headers of a ' +
+        res.statusCode + ' response were sent; the response is cut short')
       res.destroy()
       return
     }
@@ -117,6 +121,12 @@ function createResponder (options, shared) {
   }
 
   return { sendError, redirect }
+}
+
+function lateReason (extra) {
+  if (extra.error == null) return ''
+  const error = extra.error
+  return ' (' + (error instanceof Error ? error.name + ': ' + error.message : String(error.stack || error)) + ')'
 }
 
 /**

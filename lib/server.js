@@ -6,7 +6,7 @@ const http2 = require('node:http2')
 const net = require('node:net')
 const { createPipeline } = require('./pipeline')
 const { parseListenSpec } = require('./listen')
-const { answerClientError, answerTlsClientError, answerConnectRefused } = require('./client-error')
+const { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRefused } = require('./client-error')
 const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
 const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
@@ -35,27 +35,26 @@ const DRAIN_SWEEP_MS = 50
  */
 function createServers (options, log) {
   const { config } = options
-  const signature = serverString(config)
   if (config.enableHTTP2 && !config.secure) {
     log.warn('enableHTTP2 needs secure: browsers speak HTTP/2 only over TLS, so this server speaks HTTP/1.1')
   }
   if (config.secure && config.enableOCSPStapling) log.warn('enableOCSPStapling is not supported; handshakes go without stapled OCSP responses')
-  const main = config.secure ? createSecureServer(options, signature) : createPlainServer(config, signature)
-  const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config, signature) : null
+  const main = config.secure ? createSecureServer(options) : createPlainServer(config)
+  const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
   const pipeline = createPipeline(options, log)
   const servers = { main, plain, handlers: pipeline.handlers, lifecycle: pipeline.lifecycle }
   usePipeline(servers, pipeline, config)
   return servers
 }
 
-function createPlainServer (config, signature) {
+function createPlainServer (config) {
   // A missing Host is answered by the pipeline, with a proper error page.
   const server = http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
-  prepare(server, config, signature)
+  server.svrDraining = false
   return server
 }
 
-function createSecureServer (options, signature) {
+function createSecureServer (options) {
   const { config } = options
   const sni = createSniSelector(config, options.tls)
   const tlsOptions = secureServerOptions(config, options.tls, sni)
@@ -73,14 +72,8 @@ function createSecureServer (options, signature) {
     server = https.createServer({ ...tlsOptions, requireHostHeader: false, ...httpLimitOptions(config) })
   }
   server.svrSni = sni
-  prepare(server, config, signature)
-  server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, signature))
-  return server
-}
-
-function prepare (server, config, signature) {
   server.svrDraining = false
-  server.on('clientError', (err, socket) => answerClientError(err, socket, signature))
+  return server
 }
 
 // Draining sends each session a GOAWAY. And an HTTP/2 connection with no
@@ -129,12 +122,24 @@ function usePipeline (servers, pipeline, config) {
     applyLimits(server, config)
     server.svrMaxBody = config.maxRequestBodySize
   }
+  // Answers written on the raw socket carry the configured headers too.
+  const headerLines = rawHeaderLines(config, serverString(config))
   routeRequests(servers.main, pipeline, pipeline.handleConnect)
+  routeClientErrors(servers.main, headerLines)
+  if (servers.main.svrSni !== undefined) {
+    servers.main.removeAllListeners('tlsClientError')
+    servers.main.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, headerLines))
+  }
   if (servers.plain === null) return
   // The redirecting server is no proxy, as in SVR.JS.
-  const signature = serverString(config)
-  const onConnect = config.disableToHTTPSRedirect ? pipeline.handleConnect : (req, socket) => answerConnectRefused(socket, signature)
+  const onConnect = config.disableToHTTPSRedirect ? pipeline.handleConnect : (req, socket) => answerConnectRefused(socket, headerLines)
   routeRequests(servers.plain, pipeline, onConnect)
+  routeClientErrors(servers.plain, headerLines)
+}
+
+function routeClientErrors (server, headerLines) {
+  server.removeAllListeners('clientError')
+  server.on('clientError', (err, socket) => answerClientError(err, socket, headerLines))
 }
 
 function routeRequests (server, pipeline, onConnect) {

@@ -7,6 +7,7 @@ const Ajv = require('ajv')
 const { svrError, readFailure } = require('../errors')
 const { parseListenSpec } = require('../listen')
 const { parseRegexString } = require('./regex')
+const { tolerateLegacyValues, legacyBehaviourWarnings } = require('./tolerate')
 const schema = require('./schema.json')
 
 // lib/config/load.js lives two levels below the install directory.
@@ -103,26 +104,39 @@ function addressProblem (value) {
  * Read, parse and validate a configuration file, fill in the schema's
  * defaults and resolve its paths. The file is never written.
  * @param {string} file path of config.json
- * @param {{installDir?: string}} [options] installDir: the directory of svr.js,
- *   home of the default webroot (defaults to this module's install directory)
+ * @param {{installDir?: string, warn?: (line: string) => void}} [options]
+ *   installDir: the directory of svr.js, home of the default webroot
+ *   (defaults to this module's install directory); warn: told about every
+ *   value taken the way SVR.JS 3.x took it, "<JSON pointer>: <what>"
  * @returns {Promise<object>} the configuration, deeply frozen and JSON-serialisable
  * @throws {SvrError} SVR_ERR_CONFIG_READ, SVR_ERR_CONFIG_PARSE, or
  *   SVR_ERR_CONFIG_INVALID with `problems`: one "<JSON pointer>: <message>" line per problem
  */
-async function loadConfig (file, { installDir = INSTALL_DIR } = {}) {
+async function loadConfig (file, { installDir = INSTALL_DIR, warn = ignore } = {}) {
   const text = await readConfigText(file)
   const data = parseConfigText(file, text)
+  for (const line of tolerateLegacyValues(data)) warn(line)
   const given = isObject(data) ? new Set(Object.keys(data)) : new Set()
   const problems = validate(data) ? [] : formatProblems(validate.errors)
   if (isObject(data)) problems.push(...semanticProblems(data))
-  if (problems.length > 0) {
-    const err = svrError('SVR_ERR_CONFIG_INVALID', [file])
-    err.file = file
-    err.problems = problems
-    throw err
-  }
+  if (problems.length > 0) throw invalidConfig(file, problems)
+  for (const line of legacyBehaviourWarnings(data)) warn(line)
   return deepFreeze(finish(data, given, path.dirname(path.resolve(file)), installDir))
 }
+
+/**
+ * @param {string} file
+ * @param {string[]} problems "<JSON pointer>: <message>" lines
+ * @returns {SvrError} SVR_ERR_CONFIG_INVALID
+ */
+function invalidConfig (file, problems) {
+  const err = svrError('SVR_ERR_CONFIG_INVALID', [file])
+  err.file = file
+  err.problems = problems
+  return err
+}
+
+function ignore () {}
 
 async function readConfigText (file) {
   try {
@@ -304,4 +318,4 @@ function deepFreeze (value) {
   return value
 }
 
-module.exports = { loadConfig, formatProblems, schema }
+module.exports = { loadConfig, invalidConfig, formatProblems, schema }

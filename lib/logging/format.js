@@ -69,7 +69,9 @@ function quoted (value) {
 /**
  * NCSA Combined Log Format, as Apache's "combined", with the request id as
  * one more quoted field at the end (GoAccess and AWStats' combined parsers
- * ignore what follows the User-Agent).
+ * ignore what follows the User-Agent), and the word `aborted` after it when
+ * the response was cut short: the status is then the one the client got,
+ * the bytes those sent before the connection closed.
  * @param {AccessEntry} entry
  * @returns {string} one line, with its newline
  */
@@ -78,7 +80,8 @@ function formatCombined (entry) {
     (entry.user === null || entry.user === '' ? '-' : escapeBareLogValue(entry.user)) +
     ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
     entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
-    quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) + '\n'
+    quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) +
+    (entry.completed ? '\n' : ' aborted\n')
 }
 
 function requestLine (entry) {

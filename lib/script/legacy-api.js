@@ -5,7 +5,11 @@ const { createPostDataParser } = require('./post-data')
 const { legacyUrlObject } = require('./url-object')
 const { compileHostMatcher } = require('../util/vhost')
 const { LEGACY_NAMES } = require('./names')
+const { compileCustomHeaders, selectHeaderSet, headerObject } = require('../custom-headers')
+const { requestIdOf } = require('../logging/access-log')
 
+const kWriteHead = Symbol('svr.writeHead')
+const kLog = Symbol('svr.log')
 
 /**
  * Everything per worker that the SVR.JS names need, worked out once; the
@@ -20,9 +24,11 @@ function createLegacyApi (options, shared) {
   const configJSON = publicConfig(config)
   const serverconsole = createServerConsole(shared.log)
   const parsePostDataFor = createPostDataParser(options, shared)
+  const headerSets = compileCustomHeaders(config, shared.serverString)
 
   function argumentsFor (req, res, ctx, elseCallback) {
     const { respond } = shared
+    tolerateSecondWriteHead(res, shared.log)
     function responseEnd (body) {
       res.end(chrome.head + body + chrome.foot)
     }
@@ -39,7 +45,8 @@ function createLegacyApi (options, shared) {
       req, res, serverconsole, responseEnd, ctx.pathname, extensionOf(ctx.pathname),
       legacyUrlObject(req, ctx), ctx.search, 'index.html', configJSON.users, config.page404,
       chrome.head, chrome.foot, '', elseCallback, configJSON, callServerError,
-      () => customHeaders(res), ctx.origHref, redirect, parsePostDataFor(req, res, ctx), ctx.authUser
+      () => headerObject(selectHeaderSet(headerSets, ctx), req.url), ctx.origHref, redirect,
+      parsePostDataFor(req, res, ctx), ctx.authUser
     ]
   }
 
@@ -68,10 +75,28 @@ function setHeaders (res, headers) {
   }
 }
 
-// The headers every response of this request carries so far (Server and the
-// configured custom headers, set by the first stage).
-function customHeaders (res) {
-  return { ...res.getHeaders() }
+/**
+ * SVR.JS wrapped `res.writeHead` so that a second call only logged a
+ * warning: 3.x code that answers twice (a script that forgot `return`, a mod
+ * that wrote a header after its handler answered) must not have Node throw
+ * ERR_HTTP_HEADERS_SENT at it. One shared function, not a closure per request.
+ * @param {object} res
+ * @param {object} log
+ */
+function tolerateSecondWriteHead (res, log) {
+  if (res.writeHead === tolerantWriteHead) return
+  res[kWriteHead] = res.writeHead
+  res[kLog] = log
+  res.writeHead = tolerantWriteHead
+}
+
+function tolerantWriteHead (statusCode) {
+  if (this.headersSent) {
+    this[kLog].warn('request ' + requestIdOf(this.req) + ': writeHead(' + statusCode +
+      ') after the headers were sent is ignored, as SVR.JS did')
+    return this
+  }
+  return this[kWriteHead].apply(this, arguments)
 }
 
 function extensionOf (pathname) {
@@ -129,4 +154,4 @@ function checkHostname (pattern, hostname) {
   return matcher === null || matcher(hostname)
 }
 
-module.exports = { LEGACY_NAMES, createLegacyApi, legacyHelpers, errorArguments, extensionOf, filterHeaders }
+module.exports = { LEGACY_NAMES, createLegacyApi, legacyHelpers, errorArguments, extensionOf, filterHeaders, tolerateSecondWriteHead }

@@ -5,6 +5,28 @@ const net = require('node:net')
 const TRAILING_DOTS = /\.+$/
 
 /**
+ * Normalise the Host header in place, as SVR.JS did before any stage or
+ * application code read it: lower-cased, and the trailing dots of the name
+ * removed (`Example.COM.:8080` becomes `example.com:8080`); a name of dots
+ * only is left as it is.
+ * @param {import('node:http').IncomingMessage} req
+ */
+function normalizeHostHeader (req) {
+  const host = req.headers.host
+  if (typeof host !== 'string' || host === '') return
+  let normal = host.toLowerCase()
+  if (normal.charCodeAt(0) !== 91 /* [ */) {
+    const colon = normal.lastIndexOf(':')
+    const end = colon === -1 ? normal.length : colon
+    if (normal.charCodeAt(end - 1) === 46 /* . */) {
+      const name = normal.slice(0, end).replace(TRAILING_DOTS, '')
+      if (name !== '') normal = name + normal.slice(end)
+    }
+  }
+  if (normal !== host) req.headers.host = normal
+}
+
+/**
  * The request's host name: lower-cased, without port and trailing dots.
  * SVR.JS matched the raw Host header, port included (§8 S9).
  * @param {import('node:http').IncomingMessage} req
@@ -87,4 +109,4 @@ function compileLocalIpMatcher (ip) {
   return (localAddress) => normalizeAddress(localAddress) === wanted
 }
 
-module.exports = { requestHostname, compileHostMatcher, compileLocalIpMatcher, normalizeAddress, socketAddresses }
+module.exports = { normalizeHostHeader, requestHostname, compileHostMatcher, compileLocalIpMatcher, normalizeAddress, socketAddresses }

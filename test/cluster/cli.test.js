@@ -42,11 +42,47 @@ describe('--check-config', () => {
     assert.match(stdout, /configuration OK/)
   })
 
-  it('should accept a full SVR.JS 3.x configuration', async () => {
-    const fixture = path.join(__dirname, '..', 'fixtures', 'svrjs-3-config.json')
-    const { code, stdout, stderr } = await runSvr(['--config', fixture, '-t'])
+  it('should accept a full SVR.JS 3.x configuration', async (t) => {
+    const fixture = JSON.parse(await fs.readFile(path.join(__dirname, '..', 'fixtures', 'svrjs-3-config.json'), 'utf8'))
+    const site = await makeSite(t)
+    // Its webroot (/var/www/svrjs) must exist; one of the test's stands in.
+    await fs.writeFile(site.configFile, JSON.stringify({ ...fixture, wwwroot: site.webroot }))
+    const { code, stdout, stderr } = await runSvr(['--config', site.configFile, '-t'])
     assert.equal(code, 0, stderr)
-    assert.match(stdout, /configuration OK/)
+    assert.equal(stdout, 'configuration OK: ' + site.configFile + '\n')
+  })
+
+  it('should name /wwwroot when the webroot is missing or not a directory, and refuse to start', async (t) => {
+    const site = await makeSite(t)
+    await site.writeConfig({ wwwroot: 'no-such-dir' })
+    const missing = path.join(site.dir, 'no-such-dir')
+    const check = await runSvr(['--config', site.configFile, '--check-config'])
+    assert.equal(check.code, 1)
+    assert.equal(check.stdout, '')
+    assert.equal(check.stderr, site.configFile + ': /wwwroot: the webroot ' + missing + ' does not exist\n')
+    const start = await runSvr(['--config', site.configFile])
+    assert.equal(start.code, 1)
+    assert.equal(start.stderr, site.configFile + ': /wwwroot: the webroot ' + missing + ' does not exist\n')
+    await site.writeConfig({ wwwroot: 'config.json' })
+    const file = await runSvr(['--config', site.configFile, '--single-threaded'])
+    assert.equal(file.code, 1)
+    assert.equal(file.stderr, site.configFile + ': /wwwroot: the webroot ' + site.configFile + ' is not a directory\n')
+  })
+
+  it('should load values SVR.JS tolerated with one warning per pointer', async (t) => {
+    const site = await makeSite(t, {
+      customHeaders: { 'X-Max-Age': 60 },
+      nonStandardCodes: [{ url: '/gone', scode: '410' }, { url: '/odd', scode: 499 }]
+    })
+    const { code, stdout, stderr } = await runSvr(['--config', site.configFile, '--check-config'])
+    assert.equal(code, 0, stderr)
+    assert.equal(stdout, 'configuration OK: ' + site.configFile + '\n')
+    const prefix = 'warning: ' + site.configFile + ': '
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      prefix + '/customHeaders/X-Max-Age: the number 60 is sent as the header value "60", as SVR.JS did; write it as a string',
+      prefix + '/nonStandardCodes/0/scode: the string "410" is taken as the status 410, as SVR.JS did; write it as a number',
+      prefix + '/nonStandardCodes/1/scode: 499 has no error page of its own; it is answered with 501 Not Implemented, as SVR.JS did'
+    ])
   })
 
   it('should list every problem and exit 1 for an invalid file', async (t) => {
@@ -74,7 +110,7 @@ describe('starting with a bad configuration', () => {
   })
 
   it('should name the JSON pointer of a wrong type and exit 1', async (t) => {
-    const result = await startWith(t, (site) => site.writeConfig({ nonStandardCodes: [{ scode: '301', url: '/a', location: '/b' }] }))
+    const result = await startWith(t, (site) => site.writeConfig({ nonStandardCodes: [{ scode: 'moved', url: '/a', location: '/b' }] }))
     assert.equal(result.code, 1)
     assert.match(result.stderr, /\/nonStandardCodes\/0\/scode/)
   })

@@ -3,9 +3,9 @@
 const fs = require('node:fs/promises')
 
 const QUOTED = '"((?:[^"\\\\]|\\\\.)*)"'
-// host ident user [time] "request" status bytes "referer" "user-agent" "request-id"
+// host ident user [time] "request" status bytes "referer" "user-agent" "request-id" [aborted]
 const COMBINED = new RegExp('^(\\S+) (\\S+) (\\S+) \\[(\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2} [+-]\\d{4})\\] ' +
-  QUOTED + ' (\\d{3}) (\\d+|-) ' + QUOTED + ' ' + QUOTED + ' ' + QUOTED + '$')
+  QUOTED + ' (\\d{3}) (\\d+|-) ' + QUOTED + ' ' + QUOTED + ' ' + QUOTED + '( aborted)?$')
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
 
 /**
@@ -40,7 +40,8 @@ function parseCombined (line) {
     bytes: m[7] === '-' ? 0 : Number(m[7]),
     referer: unescapeLogValue(m[8]),
     userAgent: unescapeLogValue(m[9]),
-    requestId: unescapeLogValue(m[10])
+    requestId: unescapeLogValue(m[10]),
+    aborted: m[11] !== undefined
   }
 }
 

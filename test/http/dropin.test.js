@@ -8,10 +8,13 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
+const http = require('node:http')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
+const { rawRequest } = require('../helpers/raw-http')
 const { packLegacyMod } = require('../helpers/mods')
+const { parseCombined, waitForLines } = require('../helpers/access-log')
 
 // Written the way SVR.JS's shipped example script is: a request counter in
 // `__dirname + "/../temp/requestCounter"`, created when missing, and a
@@ -167,3 +170,146 @@ for (const [mode, args] of [['cluster', []], ['--single-threaded', ['--single-th
     })
   })
 }
+
+const API_SCRIPT = `
+if (href === '/twice') {
+  res.writeHead(200, { 'Content-Type': 'text/plain' })
+  res.writeHead(500, { 'Content-Type': 'text/html' })
+  res.end('answered once')
+  return
+}
+if (href === '/host') {
+  res.end(req.headers.host)
+  return
+}
+if (href === '/headers') {
+  res.setHeader('X-Set-By-Script', 'not configured')
+  res.end(JSON.stringify(getCustomHeaders()))
+  return
+}
+if (href === '/cut') {
+  res.writeHead(200, { 'Content-Type': 'text/plain' })
+  res.write('partial')
+  setTimeout(function () { throw new Error('failure after the headers') }, 20)
+  return
+}
+if (href === '/late-error') {
+  res.writeHead(200, { 'Content-Type': 'text/plain' })
+  res.write('partial')
+  setTimeout(function () { callServerError(500, new Error('too late for a page')) }, 20)
+  return
+}
+`
+
+// Reads until the server closes; a response cut short ends in an error.
+function truncatedRequest (port, target) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: target, agent: false }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode, body, complete: res.complete }))
+      res.on('error', () => resolve({ status: res.statusCode, body, complete: false }))
+      res.on('aborted', () => {})
+    })
+    req.on('error', (err) => resolve({ error: err.code }))
+  })
+}
+
+describe('SVR.JS 3.x script API details', () => {
+  const headersConfig = {
+    customHeaders: { 'Strict-Transport-Security': 'max-age=63072000', 'X-Path': 'at {path}' },
+    maxRequestBodySize: 1024
+  }
+
+  it('ignores a second writeHead with a warning instead of throwing', async (t) => {
+    const { svr } = await withScript(t, API_SCRIPT)
+    const res = await request(svr.port, '/twice')
+    assert.equal(res.status, 200)
+    assert.equal(res.headers['content-type'], 'text/plain')
+    assert.equal(res.body, 'answered once')
+    await svr.waitFor(new RegExp('warn \\[worker 1\\] request ' + res.headers['x-request-id'] +
+      ': writeHead\\(500\\) after the headers were sent is ignored, as SVR.JS did'))
+    assert.doesNotMatch(svr.output, /ERR_HTTP_HEADERS_SENT/)
+  })
+
+  it('shows the script the Host header lower-cased and without trailing dots, port kept', async (t) => {
+    const { svr } = await withScript(t, API_SCRIPT)
+    assert.equal((await request(svr.port, '/host', { headers: { Host: 'WWW.Example.COM.:8080' } })).body, 'www.example.com:8080')
+    assert.equal((await request(svr.port, '/host', { headers: { Host: 'Example.org..' } })).body, 'example.org')
+    assert.equal((await request(svr.port, '/host', { headers: { Host: '[::1]:80' } })).body, '[::1]:80')
+  })
+
+  it('getCustomHeaders() returns the configured headers and Server, nothing else', async (t) => {
+    const site = await makeSite(t, { workers: 1, ...headersConfig })
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), API_SCRIPT)
+    const svr = await startSvr(t, site.configFile)
+    const res = await request(svr.port, '/headers?q=1')
+    assert.deepEqual(JSON.parse(res.body), {
+      'Strict-Transport-Security': 'max-age=63072000',
+      'X-Path': 'at /headers?q=1',
+      Server: 'svr'
+    })
+  })
+
+  it('puts Server and the custom headers on answers made before the pipeline', async (t) => {
+    const site = await makeSite(t, { workers: 1, ...headersConfig })
+    const svr = await startSvr(t, site.configFile)
+    const tooLarge = await request(svr.port, '/upload', { method: 'POST', headers: { 'Content-Length': '2048' }, body: 'x'.repeat(2048) })
+    const expectation = await request(svr.port, '/', { headers: { Expect: 'something-else' } })
+    for (const [res, status, path] of [[tooLarge, 413, '/upload'], [expectation, 417, '/']]) {
+      assert.equal(res.status, status)
+      assert.equal(res.headers.server, 'svr')
+      assert.equal(res.headers['strict-transport-security'], 'max-age=63072000')
+      assert.equal(res.headers['x-path'], 'at ' + path)
+    }
+    const malformed = await rawRequest(svr.port, 'GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n')
+    const tooBig = await rawRequest(svr.port, 'GET / HTTP/1.1\r\nHost: x\r\nX-Big: ' + 'y'.repeat(20000) + '\r\n\r\n')
+    for (const [res, status] of [[malformed, 400], [tooBig, 431]]) {
+      assert.equal(res.status, status)
+      assert.equal(res.headers.server, 'svr')
+      assert.equal(res.headers['strict-transport-security'], 'max-age=63072000')
+      assert.equal(res.headers['x-path'], undefined, 'the path is unknown on a raw answer')
+    }
+  })
+
+  it('logs a response cut short after its headers with the status sent, marked aborted, and the error', async (t) => {
+    const site = await makeSite(t, { workers: 1, logDirectory: 'log' })
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), API_SCRIPT)
+    const svr = await startSvr(t, site.configFile)
+    const cut = await truncatedRequest(svr.port, '/cut')
+    assert.equal(cut.status, 200)
+    assert.equal(cut.body, 'partial')
+    assert.equal(cut.complete, false)
+    const late = await truncatedRequest(svr.port, '/late-error')
+    assert.equal(late.status, 200)
+    assert.equal(late.body, 'partial')
+    assert.equal(late.complete, false)
+    const lines = await waitForLines(path.join(site.dir, 'log', 'access.log'), 2)
+    const entries = lines.map(parseCombined)
+    assert.deepEqual(entries.map((e) => [e.request, e.status, e.bytes, e.aborted]), [
+      ['GET /cut HTTP/1.1', 200, 7, true],
+      ['GET /late-error HTTP/1.1', 200, 7, true]
+    ])
+    const errors = await fs.readFile(path.join(site.dir, 'log', 'error.log'), 'utf8')
+    assert.match(errors, /failure after the headers/)
+    assert.match(errors, new RegExp('request ' + entries[1].requestId +
+      ': 500 \\(Error: too late for a page\\) after the headers of a 200 response were sent; the response is cut short'))
+  })
+})
+
+describe('config values SVR.JS tolerated', () => {
+  it('serves them as SVR.JS did: a number header value, a string scode, an scode without a page', async (t) => {
+    const site = await makeSite(t, {
+      workers: 1,
+      customHeaders: { 'X-Max-Age': 60 },
+      nonStandardCodes: [{ url: '/gone', scode: '410' }, { url: '/odd', scode: 499 }]
+    })
+    const svr = await startSvr(t, site.configFile)
+    assert.match(svr.output, /warn \[primary\] \S+config\.json: \/customHeaders\/X-Max-Age: the number 60 is sent as the header value "60"/)
+    const page = await request(svr.port, '/')
+    assert.equal(page.headers['x-max-age'], '60')
+    assert.equal((await request(svr.port, '/gone')).status, 410)
+    assert.equal((await request(svr.port, '/odd')).status, 501)
+  })
+})

@@ -148,7 +148,7 @@ describe('serverSideScript.js (SVR.JS form)', () => {
       '  res.end(JSON.stringify({ href, ext, search, origHref, defaultpage, page404, fd, authUser,',
       '    query: uobject.query, types: [typeof serverconsole.errmessage, typeof getCustomHeaders, typeof parsePostData,',
       '      typeof filterHeaders, typeof checkHostname, typeof checkHref, typeof os.cpus, typeof crypto.randomUUID],',
-      "    server: getCustomHeaders().server, hasHashes: JSON.stringify(configJSON).includes('abcdef0123') }))",
+      "    server: getCustomHeaders().Server, hasHashes: JSON.stringify(configJSON).includes('abcdef0123') }))",
       '  return',
       '}'
     ].join('\n')

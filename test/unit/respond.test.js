@@ -28,6 +28,7 @@ class FakeResponse {
 
 function responder (config = {}) {
   const warnings = []
+  const errors = []
   const options = {
     config: {
       wwwroot: os.tmpdir() + '/svr-respond-no-such-root-' + process.pid,
@@ -39,8 +40,8 @@ function responder (config = {}) {
       ...config
     }
   }
-  const shared = { serverString: 'svr', log: { warn: (msg) => warnings.push(msg) } }
-  return { ...createResponder(options, shared), warnings }
+  const shared = { serverString: 'svr', log: { warn: (msg) => warnings.push(msg), error: (msg) => errors.push(msg) } }
+  return { ...createResponder(options, shared), warnings, errors }
 }
 
 function fakeRequest (url = '/x', method = 'GET') {
@@ -48,12 +49,15 @@ function fakeRequest (url = '/x', method = 'GET') {
 }
 
 describe('createResponder', () => {
-  it('should cut the connection when the headers are already out', async () => {
+  it('should cut the connection when the headers are already out, and log why', async () => {
     const res = new FakeResponse()
     res.headersSent = true
-    await responder().sendError(fakeRequest(), res, 500)
+    const { sendError, errors } = responder()
+    await sendError(fakeRequest(), res, 500, { error: new TypeError('late') })
     assert.equal(res.destroyed, true)
     assert.equal(res.body, null)
+    assert.equal(res.statusCode, 200, 'the status the client got stays')
+    assert.deepEqual(errors, ['500 (TypeError: late) after the headers of a 200 response were sent; the response is cut short'])
   })
 
   it('should drop the headers of the representation the page replaces, but keep the caller\'s', async () => {
