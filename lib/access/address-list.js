@@ -11,7 +11,7 @@ const CIDR_BITS = /^\d{1,3}$/
  * Entries are IPv4 or IPv6 addresses, CIDR ranges or "localhost"
  * (127.0.0.0/8 and ::1). Parsing is Node's own, so an IPv4 address with a
  * leading zero (`10.01.0.1`) is refused instead of being rewritten into a
- * different address as SVR.JS did (§8 S7). `net.BlockList` maps IPv4 into
+ * different address as SVR.JS did. `net.BlockList` maps IPv4 into
  * `::ffff:0:0/96`, so an IPv4 rule matches an IPv4-mapped IPv6 client and
  * the other way round.
  * @param {string[]|undefined} entries

@@ -15,7 +15,8 @@ const HOP_WITH_PORT = /^(?:\[([^\]]+)\]|([^:]+))(?::\d{1,5})?$/
 const resolvers = new WeakMap()
 
 /**
- * The client behind trusted reverse proxies (§2.13, §8 S1). Only a
+ * The client behind trusted reverse proxies (SVR.JS believed the leftmost
+ * X-Forwarded-For entry from any peer, so any client chose its address). Only a
  * connection whose peer is in `trustedProxies` has its `X-Forwarded-For`
  * believed; the header is walked from right to left past further trusted
  * hops, and the first untrusted hop is the client. Nothing a client sends

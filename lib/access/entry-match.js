@@ -6,7 +6,7 @@ const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
 const SLASH_RUNS = /\/{2,}/g
 
 /**
- * How a `nonStandardCodes` entry selects requests (§2.6), shared by the
+ * How a `nonStandardCodes` entry selects requests, shared by the
  * status-code entries and the 401 (Basic auth) ones: `host` and `ip` (the
  * local address) must fit, then the `regex` is tried on path + query and on
  * the slash-collapsed path, or the `url` must equal the slash-collapsed

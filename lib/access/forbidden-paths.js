@@ -43,7 +43,7 @@ const BACKUP_NAMES = [
  *
  * Keys are lower-case: the check ignores case, because a case-insensitive
  * file system (macOS, Windows, some mounts) serves `/CONFIG.JSON` from
- * `config.json` (§8 S4).
+ * `config.json`.
  * @param {{config: object, configFile: string, installDir: string}} options
  * @returns {{files: Map<string, string>, dirs: Map<string, string>}}
  *   webroot-relative path (lower-case, no trailing slash) -> reason

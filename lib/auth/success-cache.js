@@ -11,7 +11,7 @@ const DEFAULT_MAX_ENTRIES = 1000
  * run per image. Only successes are kept, so a guess gains nothing from it;
  * entries are keyed by an HMAC under a key that lives only in this process
  * (SVR.JS cached slow hashes for an hour under a plain SHA-256 of the
- * password, §8 S6). The cache belongs to one pipeline: a reload, which may
+ * password, which a leaked memory dump turns back into cheap guesses). The cache belongs to one pipeline: a reload, which may
  * change passwords, starts an empty one.
  */
 class SuccessCache {

@@ -24,7 +24,7 @@ const MAX_NAME_KEY = 128
 const LEADING_ZEROS = /^0+(?=.)/
 
 /**
- * The failed-login throttle (§2.6, §8 S6), kept by the cluster primary for
+ * The failed-login throttle, kept by the cluster primary for
  * every worker (or in-process with --single-threaded). Login attempts are
  * counted per client address and per (address, user name): a guessing
  * flood locks the address, or that name from that address, while the same

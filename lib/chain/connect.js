@@ -5,7 +5,7 @@ const { normalizeAddress } = require('../util/vhost')
 
 /**
  * CONNECT requests: refused (501) unless a mod handles them; the block list
- * applies to them as to every request (SVR.JS skipped it here, §8 S7).
+ * applies to them as to every request (SVR.JS skipped it here).
  * @param {object} options runtime options
  * @param {object} shared per-worker services (links, log, serverString)
  * @returns {(req, socket, head) => void}

@@ -17,7 +17,7 @@ const HELP = [
 const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H'
 
 /**
- * The interactive console of SVR.JS 3.x (§5.5) on a terminal: each command
+ * The interactive console of SVR.JS 3.x on a terminal: each command
  * runs once, in the process that owns the workers, whatever their number.
  * Under a service manager stdin is not a terminal and the same actions are
  * signals (SIGHUP, SIGTERM, SIGUSR1).

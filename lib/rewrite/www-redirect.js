@@ -16,7 +16,7 @@ function compileWwwRedirect (config) {
   if (domain === '' || domain.startsWith('www.')) return null
   const target = 'www.' + domain
   return function wwwLocation (req, ctx) {
-    // ctx.hostname is '' without a Host header: no match (SVR.JS crashed, §8 S18).
+    // ctx.hostname is '' without a Host header: no match (SVR.JS answered 500).
     if (ctx.hostname !== domain) return null
     return (req.socket.encrypted ? 'https://' : 'http://') + target + hostPort(req.headers.host) + req.url
   }

@@ -107,7 +107,7 @@ function extensionOf (pathname) {
 
 /**
  * The configuration as application code sees it: password hashes and salts
- * are left out (SVR.JS handed them to every script and mod, §8 S12).
+ * are left out (SVR.JS handed them to every script and mod).
  * @param {object} config
  * @returns {object} frozen
  */

@@ -6,7 +6,7 @@ const path = require('node:path')
 // The site head and foot are kept in memory and refreshed in the background,
 // so that the synchronous SVR.JS API (`head`, `foot`, `responseEnd`) has them
 // without a file read per request (SVR.JS read them synchronously on every
-// request, §8 P1). An edit shows within this interval.
+// request). An edit shows within this interval.
 const REFRESH_MS = 2000
 const HEAD_FILES = ['.head', 'head.html']
 const FOOT_FILES = ['.foot', 'foot.html']

@@ -5,8 +5,8 @@ const { parseBasicCredentials } = require('../auth/credentials')
 const { createLoginJudge } = require('../auth/login')
 
 /**
- * HTTP Basic authentication for the 401 entries of `nonStandardCodes`
- * (§2.6). The first matching 401 entry asks for the credentials of a
+ * HTTP Basic authentication for the 401 entries of `nonStandardCodes`.
+ * The first matching 401 entry asks for the credentials of a
  * top-level `users` account (limited to its `userList`); a valid login sets
  * ctx.authUser and the request goes on, anything else gets 401 with the
  * challenge. Unless the entry has `disableBruteProtection`, a client locked

@@ -5,7 +5,7 @@ const { buildForbiddenPaths, comparablePath, findForbidden } = require('../acces
 const WELL_KNOWN = '/.well-known'
 
 /**
- * Forbidden paths (§2.5) and the `dotfiles` policy, judged on the decoded,
+ * Forbidden paths and the `dotfiles` policy, judged on the decoded,
  * rewritten path and ignoring case. The configuration file, certificates,
  * svr's code, mods and the like get 403 wherever they sit in the webroot;
  * a path with a segment starting with "." gets 403 (`deny`), 404 (`ignore`)

@@ -6,9 +6,10 @@ const { wildcardPattern, hostPart } = require('../tls/sni')
 const TRAILING_DOTS = /\.+$/
 
 /**
- * HTTP→HTTPS (reference §2.1 stage 17): with `secure`, a request that
+ * HTTP→HTTPS, right after sanitizing as in SVR.JS: with `secure`, a request that
  * arrived on the plain-HTTP server gets a 301 to the same URL over HTTPS.
- * The target host is never taken blindly from the client (§8 S9): the Host
+ * The target host is never taken blindly from the client (SVR.JS's was,
+ * so any client could choose where a redirect went): the Host
  * name is kept only when it is one of the server's own names (`domain`,
  * `www.` + domain, the `sni` names and wildcards, or the IP address the
  * client connected to); any other Host goes to `domain`, or gets 400 when

@@ -25,7 +25,7 @@ const MAX_AGE_MS = 5000
 const DISABLED = Object.freeze({ description: 'Directory listing is disabled on this server.' })
 
 /**
- * Directory listings (reference §2.9.3): a directory without an index file
+ * Directory listings: a directory without an index file
  * gets an HTML page of its entries when `enableDirectoryListing` (or the
  * first matching `enableDirectoryListingVHost` entry) allows it, else 403.
  * Pages are cached per directory and URL path and served from memory while

@@ -9,7 +9,7 @@ const ALLOW_HEADERS = Object.freeze({ Allow: ALLOW })
  * answered 204 with Allow, anything else 405 with the same Allow. Mods and
  * serverSideScript.js run before this stage, so a POST they handle never
  * gets here; unlike SVR.JS 3.x, a POST nobody handles no longer returns the
- * file (§8 F2).
+ * file, which hid a form posted to the wrong URL.
  * @param {object} options runtime options
  * @param {{respond: object}} shared
  * @returns {(req, res, ctx) => boolean}

@@ -11,7 +11,7 @@ const LEADING_SLASHES = /^[/\\]{2,}/
 const ABSOLUTE = /^(?:[a-z][a-z\d+.-]*:|[/\\]{2})/i
 
 /**
- * `nonStandardCodes` (§2.6): per-URL redirects and error codes. The first
+ * `nonStandardCodes`: per-URL redirects and error codes. The first
  * matching entry wins; an entry matches when its `host` and `ip` (the local
  * address) fit, then its `regex` (tried on path + query, then on the
  * slash-collapsed path) or, without a regex, its `url` (equal to the

@@ -8,8 +8,7 @@ const { compileWwwRedirect } = require('../rewrite/www-redirect')
 const { sanitizePath, fixRawBytes, decodePath, classifyRewrite } = require('../util/sanitize-path')
 
 /**
- * URL changes decided by configuration, in SVR.JS order (reference §2.1
- * stages 18–20, §2.4): `wwwredirect`, then web-root postfixes, then the
+ * URL changes decided by configuration, in SVR.JS order: `wwwredirect`, then web-root postfixes, then the
  * first matching `rewriteMap` rule (no chaining). A new URL is sanitised
  * again: one that climbs out with `..` is refused with 403, a malformed one
  * with 400. ctx.origHref keeps the path the client asked for.

@@ -6,7 +6,7 @@ const { sanitizePath, fixRawBytes, decodePath } = require('../util/sanitize-path
 const { relativeLocation } = require('../util/relative-location')
 
 /**
- * Normalise the request path (reference §2.2): decode what is safe to
+ * Normalise the request path as SVR.JS 3.x did: decode what is safe to
  * decode, resolve dot segments, collapse slashes, strip trailing dots.
  * A path that changes is served under its clean form (`rewriteDirtyURLs`)
  * or redirected to it with a relative 301. Malformed escapes and invalid

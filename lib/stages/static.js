@@ -24,7 +24,7 @@ const VARIES_BY_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i
 const kCacheControl = Symbol('svr.static.cacheControl')
 
 /**
- * Static files from the webroot (reference §2.9.2, §2.9.4). The path is
+ * Static files from the webroot, compressed when the client accepts it. The path is
  * stat'ed once (statOnce); a directory is served through its index file,
  * or left to the listing stage with ctx.stat still describing it. The
  * identity representation goes through `send` (strong ETag, Last-Modified,

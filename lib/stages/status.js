@@ -12,7 +12,7 @@ const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2r
   '.missing{color:#a32}@media (prefers-color-scheme:dark){body{background:#1b1b1b;color:#ddd}}'
 
 /**
- * The status page /svrjsstatus.svr (`allowStatus`, §2.9.1): uptimes,
+ * The status page /svrjsstatus.svr (`allowStatus`): uptimes,
  * memory, and request counters added up over every worker. Only loopback
  * clients and `statusAllow` may see it; to anyone else it does not exist,
  * so the request goes on (and ends in a 404) instead of revealing a 403.

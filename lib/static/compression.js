@@ -13,7 +13,7 @@ const { createTtlMap } = require('./ttl-map')
 const COMPRESSIBLE_TYPE = /^text\/|\+(?:json|text|xml)$/i
 const MAX_KNOWN_EXTENSIONS = 512
 
-// Speed over ratio for work done per request (§8 P4): Brotli's default
+// Speed over ratio for work done per request: Brotli's default
 // quality 11 costs far more CPU than it saves bandwidth on the fly.
 const BROTLI_OPTIONS = Object.freeze({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } })
 const GZIP_OPTIONS = Object.freeze({ level: 6 })

@@ -1,6 +1,6 @@
 'use strict'
 
-// SVR.JS 3.x's mapping (reference §2.9.2), with EPERM and ENFILE beside
+// SVR.JS 3.x's mapping of file-system errors to statuses, with EPERM and ENFILE beside
 // their closer cousins.
 const STATUS_BY_CODE = {
   ENOENT: 404,

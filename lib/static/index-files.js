@@ -10,7 +10,7 @@ const NO_INDEX = ''
  * Find the index file of a directory: the first name in `names` that is a
  * regular file (SVR.JS: index.html, index.htm, index.xhtml). Which name a
  * directory uses is remembered for `ttl` ms, so that a request costs one
- * stat of the index file instead of up to three in a row (§8 P7), and a
+ * stat of the index file instead of up to three in a row, and a
  * directory without one costs none.
  * @param {string[]} names in order of preference
  * @param {{ttl?: number, maxEntries?: number}} [options]

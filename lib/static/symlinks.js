@@ -5,7 +5,8 @@ const path = require('node:path')
 const { createTtlMap } = require('./ttl-map')
 
 /**
- * The `followSymlinks` policy (§8 S3). `inside` serves a file only when its
+ * The `followSymlinks` policy (SVR.JS followed every link, so a link in the
+ * webroot could expose any readable file). `inside` serves a file only when its
  * real path lies in the webroot's real path; `never` only when its real path
  * is the path itself, that is when no link below the webroot is crossed.
  * The webroot itself may be a link (a `current -> releases/42` deploy), so

@@ -7,7 +7,7 @@ const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|]/g
 /**
  * Build the SNI lookup once per worker: an exact-name table and a list of
  * wildcard patterns, most specific first. SVR.JS patched Node's private
- * context list to get wildcards (§8 S20); an SNICallback needs nothing
+ * context list to get wildcards, which any Node update may break; an SNICallback needs nothing
  * private.
  * @param {Object<string, {cert: string, key: string}>} entries server name → PEM contents
  * @param {object} contextOptions the TLS settings every context shares (ciphers, versions, …)

@@ -1,7 +1,7 @@
 'use strict'
 
 // Request-path sanitizer, behaviour-compatible with SVR.JS 3.x `sanitizeURL`
-// (reference §2.2) except where noted. Everything here runs once per request,
+// except where noted. Everything here runs once per request,
 // so it is written as table-driven char-code loops without regexes.
 
 /** `%XX` (uppercase) for every byte value. */
@@ -247,9 +247,9 @@ function sanitizeSlow (p, allowDoubleSlashes) {
 }
 
 /**
- * Normalise a request pathname (never the query) the way SVR.JS 3.x does
- * (reference §2.2), with raw `"` `<` `>` `^` `` ` `` `{` `|` `}` `?` `#`
- * escaped (S8 fixed). Call fixRawBytes on the request target first: a raw
+ * Normalise a request pathname (never the query) the way SVR.JS 3.x does,
+ * with raw `"` `<` `>` `^` `` ` `` `{` `|` `}` `?` `#` escaped (SVR.JS meant
+ * to, but a stray `]` in its regex let them through). Call fixRawBytes on the request target first: a raw
  * non-ASCII character here is taken as Unicode and UTF-8 encoded.
  *
  * - `%XX` for printable ASCII other than `"<>^`{|}?#%` is decoded, so `%2e`,

@@ -28,7 +28,8 @@ function normalizeHostHeader (req) {
 
 /**
  * The request's host name: lower-cased, without port and trailing dots.
- * SVR.JS matched the raw Host header, port included (§8 S9).
+ * SVR.JS matched the raw Host header, port included, so `Example.com:80`
+ * escaped a rule for `example.com`.
  * @param {import('node:http').IncomingMessage} req
  * @returns {string} '' when the request has no Host
  */
