@@ -10,7 +10,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const http = require('node:http')
 const path = require('node:path')
-const { makeSite, startSvr } = require('../helpers/server')
+const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { rawRequest } = require('../helpers/raw-http')
 const { packLegacyMod } = require('../helpers/mods')
@@ -311,5 +311,31 @@ describe('config values SVR.JS tolerated', () => {
     assert.equal(page.headers['x-max-age'], '60')
     assert.equal((await request(svr.port, '/gone')).status, 410)
     assert.equal((await request(svr.port, '/odd')).status, 501)
+  })
+})
+
+describe('the server root\'s temp/ and the webroot', () => {
+  it('never serves temp/ when the webroot holds the server root', async (t) => {
+    const site = await makeSite(t, { workers: 1, wwwroot: '.' })
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), EXAMPLE_SCRIPT)
+    const svr = await startSvr(t, site.configFile)
+    assert.equal((await request(svr.port, '/hello.svr')).body, 'Hello World! This page was visited 0 times.')
+    const temp = await request(svr.port, '/temp/requestCounter')
+    assert.equal(temp.status, 403)
+    assert.equal((await request(svr.port, '/TEMP/requestCounter')).status, 403)
+  })
+
+  it('refuses to unpack 3.x mods into a temp/ inside the webroot', async (t) => {
+    const site = await makeSite(t, { workers: 1, wwwroot: '.' })
+    const mods = path.join(site.dir, 'mods')
+    await fs.mkdir(mods)
+    await packLegacyMod(mods, '00-x.tar.gz', CONFIG_MOD, { name: 'X', version: '1.0.0' })
+    const result = await runSvr(['--config', site.configFile, '--check-config'])
+    assert.equal(result.code, 1)
+    const temp = path.join(site.dir, 'temp')
+    assert.equal(result.stderr, 'mod ' + path.join(mods, '00-x.tar.gz') + ' failed to load: ' + temp +
+      ', where 3.x mods are unpacked, lies inside the webroot ' + site.dir +
+      '; keep the webroot outside the directory of the configuration file\n')
+    assert.deepEqual(await fs.readdir(temp), [], 'nothing unpacked')
   })
 })
