@@ -2,6 +2,7 @@
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
+const zlib = require('node:zlib')
 const tar = require('tar')
 
 /**
@@ -25,4 +26,33 @@ async function packLegacyMod (modsDir, name, indexJs, info, extra = {}) {
   }
 }
 
-module.exports = { packLegacyMod }
+/**
+ * A .tar.gz whose entries have exactly the given names, `..` and absolute
+ * ones included (tar tools refuse to make those), as an attacker would.
+ * @param {Array<[string, string]>} entries [name, content] pairs
+ * @returns {Buffer}
+ */
+function rawTarGz (entries) {
+  const blocks = []
+  for (const [name, content] of entries) {
+    const body = Buffer.from(content)
+    const header = Buffer.alloc(512)
+    header.write(name, 0, 100, 'utf8')
+    header.write('0000644\0', 100)
+    header.write('0000000\0', 108)
+    header.write('0000000\0', 116)
+    header.write(body.length.toString(8).padStart(11, '0') + '\0', 124)
+    header.write('00000000000\0', 136)
+    header.write('        ', 148)
+    header.write('0', 156)
+    header.write('ustar\0' + '00', 257)
+    let sum = 0
+    for (const byte of header) sum += byte
+    header.write(sum.toString(8).padStart(6, '0') + '\0 ', 148)
+    blocks.push(header, body, Buffer.alloc((512 - body.length % 512) % 512))
+  }
+  blocks.push(Buffer.alloc(1024))
+  return zlib.gzipSync(Buffer.concat(blocks))
+}
+
+module.exports = { packLegacyMod, rawTarGz }

@@ -6,7 +6,7 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
-const { packLegacyMod } = require('../helpers/mods')
+const { packLegacyMod, rawTarGz } = require('../helpers/mods')
 const net = require('node:net')
 
 // A 3.x mod: a constructor whose callback returns the request function.
@@ -128,6 +128,24 @@ describe('mods', () => {
       const result = await runSvr(['--config', site.configFile], { timeout: 15000 })
       assert.equal(result.code, 1)
       assert.match(result.stderr, pattern)
+    })
+  }
+
+  for (const [label, entryName, message] of [
+    ['a .. entry', () => '../../../escaped.txt', "TAR_ENTRY_ERROR: path contains '..'"],
+    ['an absolute entry', (site) => path.join(site.dir, 'escaped.txt'), 'TAR_ENTRY_INFO: stripping / from absolute path']
+  ]) {
+    it('should refuse an archive with ' + label + ' and write nothing out of its directory', async (t) => {
+      const site = await makeSite(t, { workers: 1 })
+      const mods = path.join(site.dir, 'mods')
+      await fs.mkdir(mods)
+      const index = 'function Mod () {}\nMod.prototype.callback = function () { return function () {} }\nmodule.exports = Mod\n'
+      await fs.writeFile(path.join(mods, '00-evil.tar.gz'), rawTarGz([['index.js', index], [entryName(site), 'escaped']]))
+      const result = await runSvr(['--config', site.configFile])
+      assert.equal(result.code, 1)
+      assert.equal(result.stderr, 'mod ' + path.join(mods, '00-evil.tar.gz') + ' failed to load: ' + message + '\n')
+      assert.deepEqual((await fs.readdir(site.dir)).sort(), ['config.json', 'mods', 'temp', 'webroot'])
+      assert.deepEqual(await fs.readdir(path.join(site.dir, 'temp')), [])
     })
   }
 
