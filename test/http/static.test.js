@@ -332,6 +332,13 @@ describe('followSymlinks', () => {
       await fs.symlink(outside, path.join(site.webroot, 'linkdir'))
       await fs.symlink('real.txt', path.join(site.webroot, 'link-in.txt'))
       await fs.symlink('sub', path.join(site.webroot, 'sub-link'))
+      // A sibling whose name starts with the webroot's: ".../webrootx" begins
+      // with ".../webroot" but lies outside it.
+      const sibling = site.webroot + 'x'
+      await fs.mkdir(sibling)
+      await fs.writeFile(path.join(sibling, 'secret.txt'), outsideSecret)
+      await fs.symlink(path.join('..', 'webrootx', 'secret.txt'), path.join(site.webroot, 'sibling.txt'))
+      await fs.symlink(path.join('..', 'webrootx'), path.join(site.webroot, 'sibling-dir'))
       sites[mode] = site
     }
     // A webroot that is itself a link (a `current -> release` deploy) is not a link below it.
@@ -355,6 +362,11 @@ describe('followSymlinks', () => {
     await expectRefused(ports.inside, '/link-out.txt')
     await expectRefused(ports.inside, '/linkdir/')
     await expectRefused(ports.inside, '/linkdir/secret.txt')
+  })
+
+  it('should refuse a link into a sibling directory whose name extends the webroot\'s', async () => {
+    await expectRefused(ports.inside, '/sibling.txt')
+    await expectRefused(ports.inside, '/sibling-dir/secret.txt')
   })
 
   it('should follow links that stay inside the webroot by default', async () => {
