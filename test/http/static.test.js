@@ -205,7 +205,9 @@ describe('static files', () => {
 
     it('should leave a directory without an index file to the listing stage', async () => {
       const res = await request(port, '/empty-dir/')
-      assert.notEqual(res.status, 200, 'listings are off by default')
+      // Listings are off by default.
+      assert.equal(res.status, 403)
+      assert.match(res.body, /Directory listing is disabled/)
       assert.equal(res.headers.etag, undefined)
       assert.equal(res.headers['x-content-type-options'], 'nosniff')
     })
