@@ -18,6 +18,7 @@ const { spawn } = require('node:child_process')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
+const vm = require('node:vm')
 const MUTATIONS = require('./mutations')
 
 const ROOT = path.resolve(__dirname, '..')
@@ -40,7 +41,7 @@ function occurrences (text, find) {
 /**
  * Everything wrong with the list against the tree at `root`: a file or test
  * that is gone, a search text found not exactly once, a replacement that
- * changes nothing.
+ * changes nothing or does not compile.
  * @param {object[]} mutations
  * @param {string} root
  * @returns {Promise<string[]>}
@@ -58,6 +59,10 @@ async function checkList (mutations, root) {
     }
     const count = occurrences(text, mutation.find).length
     if (count !== 1) problems.push(`${label}: the search text occurs ${count} times, not once`)
+    else if (!compiles(text.replace(mutation.find, () => mutation.replace))) {
+      // A syntax error fails every test, and would pass for a caught mutation.
+      problems.push(`${label}: the mutated file is not valid JavaScript`)
+    }
     if (mutation.find === mutation.replace) problems.push(`${label}: the replacement is the search text`)
     if (mutation.tests.length === 0) problems.push(`${label}: no test files`)
     for (const test of mutation.tests) {
@@ -68,12 +73,27 @@ async function checkList (mutations, root) {
 }
 
 /**
+ * @param {string} source a CommonJS module
+ * @returns {boolean} whether it compiles
+ */
+function compiles (source) {
+  try {
+    new vm.Script('(function (exports, require, module, __filename, __dirname) {' + source + '\n})')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
  * Copy the checkout (without .git and node_modules, which is linked) to a
  * new temporary directory.
  * @returns {Promise<string>} the copy's root
  */
 async function copyTree () {
   const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-mutate-'))
+  // Readable by all, as a checkout is: a test may run svr as nobody.
+  await fs.chmod(copy, 0o755)
   await fs.cp(ROOT, copy, {
     recursive: true,
     filter: (source) => !NOT_COPIED.has(path.basename(source))
@@ -111,6 +131,16 @@ function stopGroup (child) {
   } catch {
     // Already gone.
   }
+}
+
+/**
+ * The first failed test the dot reporter lists: the innermost one.
+ * @param {string} output
+ * @returns {string}
+ */
+function firstFailure (output) {
+  const line = output.split('\n').find((text) => text.startsWith('✖ '))
+  return line === undefined ? '(no test named: the run itself failed)' : line.slice(2).replace(/ \([\d.]+m?s\)$/, '')
 }
 
 function parseArgs (argv) {
@@ -182,6 +212,7 @@ async function main () {
       }
       const verdict = result.passed ? 'SURVIVED' : 'caught  '
       console.log(`${verdict} #${m.number} ${m.file}: ${m.what} (${seconds(since)})`)
+      if (!result.passed) console.log('           by: ' + firstFailure(result.output))
       if (result.passed) survivors.push(m)
     }
 

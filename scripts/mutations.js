@@ -46,9 +46,9 @@ module.exports = [
   },
   {
     file: 'lib/util/sanitize-path.js',
-    what: 'overlong UTF-8 leads %C0 and %C1 are accepted',
-    find: 'c === 0xc0 || c === 0xc1 || c === 0xfe || c === 0xff ? REJECT',
-    replace: 'c === 0xfe || c === 0xff ? REJECT',
+    what: 'a decoded %3F or %23 becomes a raw "?" or "#" in the path',
+    find: "const UNSAFE = '\"<>^`{|}?#'",
+    replace: "const UNSAFE = '\"<>^`{|}'",
     tests: SANITIZE
   },
   {
