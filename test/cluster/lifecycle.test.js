@@ -44,8 +44,9 @@ function agentGet (port, target, agent) {
 }
 
 /** Resolves once a new connection to `port` is refused: svr has begun to drain. */
-async function untilRefused (port) {
-  for (;;) {
+async function untilRefused (port, timeout = 5000) {
+  for (const deadline = Date.now() + timeout; ;) {
+    if (Date.now() > deadline) throw new Error('connections still accepted ' + timeout + ' ms after SIGTERM')
     const refused = await new Promise((resolve) => {
       const socket = net.connect(port, '127.0.0.1')
       socket.once('connect', () => { socket.destroy(); resolve(false) })

@@ -133,4 +133,4 @@ async function hasCommand (name) {
   return which(name) !== null
 }
 
-module.exports = { TOOLS, IN_CI, which, missingTools, skipWithout, requireTools, requireRoot, freePort, hasCommand }
+module.exports = { TOOLS, which, missingTools, skipWithout, requireTools, requireRoot, freePort, hasCommand }
