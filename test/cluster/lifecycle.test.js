@@ -11,6 +11,73 @@ const { once } = require('node:events')
 const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { clientLoop } = require('../helpers/client-loop')
+const { freePort } = require('../helpers/tools')
+
+// /slow answers its head and first line at once and the rest a second
+// later, so that a stop can begin while it is in flight.
+const SLOW_SCRIPT = `if (href === '/slow') {
+  res.writeHead(200, { 'Content-Type': 'text/plain' })
+  res.write('started\\n')
+  setTimeout(() => res.end('finished\\n'), 1000)
+  return
+}
+`
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * GET on `agent`; resolves with the status, headers, body and whether the
+ * request went on a kept-alive connection.
+ */
+function agentGet (port, target, agent) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: target, agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body, reused: req.reusedSocket }))
+      res.on('error', reject)
+    })
+    req.setTimeout(5000, () => req.destroy(new Error('timed out')))
+    req.on('error', reject)
+  })
+}
+
+/** Resolves once a new connection to `port` is refused: svr has begun to drain. */
+async function untilRefused (port, timeout = 5000) {
+  for (const deadline = Date.now() + timeout; ;) {
+    if (Date.now() > deadline) throw new Error('connections still accepted ' + timeout + ' ms after SIGTERM')
+    const refused = await new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1')
+      socket.once('connect', () => { socket.destroy(); resolve(false) })
+      socket.once('error', (err) => resolve(err.code === 'ECONNREFUSED'))
+    })
+    if (refused) return
+    await sleep(10)
+  }
+}
+
+/**
+ * GET /slow and resolve once its first line has come, with a promise of
+ * the whole body.
+ */
+function startSlowRequest (port) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/slow', agent: false }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      const whole = new Promise((resolve, reject) => {
+        res.on('end', () => resolve(body))
+        res.on('error', reject)
+        res.on('aborted', () => reject(new Error('aborted after ' + JSON.stringify(body))))
+      })
+      whole.catch(() => {})
+      res.once('data', () => resolve({ status: res.statusCode, whole }))
+      res.on('data', (chunk) => { body += chunk })
+    })
+    req.on('error', reject)
+  })
+}
 
 describe('cluster lifecycle', () => {
   it('should fork the configured number of workers and serve the webroot', async (t) => {
@@ -117,6 +184,56 @@ describe('cluster lifecycle', () => {
   })
 })
 
+describe('lifecycle with one worker', () => {
+  it('should reload one worker on a fixed port without failing a request of a client that never retries', async (t) => {
+    // One worker: no other one can carry the load if the reload retires the
+    // old worker before its replacement listens. A fixed port, because a
+    // listener on port 0 could come back on another port.
+    const port = await freePort()
+    const site = await makeSite(t, { port: '127.0.0.1:' + port, workers: 1 }, { 'index.html': 'old site', 'v2/index.html': 'new site' })
+    const svr = await startSvr(t, site.configFile)
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 2 })
+    t.after(() => agent.destroy())
+    const loops = [clientLoop(port, '/', { agent }), clientLoop(port, '/')]
+    await sleep(200)
+    const oldPid = svr.workerPids().get(1)
+    const mark = svr.output.length
+    await site.writeConfig({ port: '127.0.0.1:' + port, workers: 1, wwwroot: path.join(site.dir, 'webroot', 'v2') })
+    svr.signal('SIGHUP')
+    await svr.waitFor(/reload applied/, 15000, mark)
+    await svr.waitFor(new RegExp('worker 1 \\(pid ' + oldPid + '\\) retired'), 15000, mark)
+    await sleep(300)
+    for (const loop of loops) await loop.stop()
+    for (const loop of loops) {
+      assert.deepEqual(loop.stats.errors, [])
+      assert.ok(loop.stats.ok > 10, `only ${loop.stats.ok} requests`)
+    }
+    assert.equal((await request(port, '/')).body, 'new site')
+  })
+
+  for (const mode of ['cluster', 'single-threaded']) {
+    it(`should answer, with Connection: close, a request on an idle keep-alive connection just after the drain began (${mode})`, async (t) => {
+      const site = await makeSite(t, { workers: 1 })
+      const svr = await startSvr(t, site.configFile, { args: mode === 'cluster' ? [] : ['--single-threaded'] })
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+      t.after(() => agent.destroy())
+      const first = await agentGet(svr.port, '/', agent)
+      assert.equal(first.status, 200)
+      assert.equal(first.headers.connection, 'keep-alive')
+      svr.signal('SIGTERM')
+      await untilRefused(svr.port)
+      // The client has not yet seen the drain: its idle connection is still
+      // open, and the next request goes on it.
+      const next = await agentGet(svr.port, '/', agent)
+      assert.equal(next.reused, true)
+      assert.equal(next.status, 200)
+      assert.equal(next.body, '<h1>test index</h1>\n')
+      assert.equal(next.headers.connection, 'close')
+      assert.equal((await svr.exited).code, 0)
+    })
+  }
+})
+
 describe('listening', () => {
   it('should exit non-zero with a clear message when the port is in use', async (t) => {
     const blocker = net.createServer()
@@ -166,5 +283,17 @@ describe('single-threaded mode', () => {
     assert.equal(res.status, 200)
     svr.signal('SIGTERM')
     assert.equal((await svr.exited).code, 0)
+  })
+
+  it('should let a slow request in flight finish on SIGTERM and exit 0', async (t) => {
+    const site = await makeSite(t)
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SLOW_SCRIPT)
+    const svr = await startSvr(t, site.configFile, { args: ['--single-threaded'] })
+    const slow = await startSlowRequest(svr.port)
+    assert.equal(slow.status, 200)
+    svr.signal('SIGTERM')
+    assert.equal(await slow.whole, 'started\nfinished\n')
+    assert.equal((await svr.exited).code, 0)
+    assert.match(svr.output, /shutting down on SIGTERM/)
   })
 })

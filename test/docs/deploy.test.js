@@ -10,7 +10,7 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { loadConfig } = require('../../lib/config/load')
-const { hasCommand } = require('../helpers/tools')
+const { requireTools } = require('../helpers/tools')
 
 const ROOT = path.join(__dirname, '..', '..')
 const EXAMPLES = path.join(ROOT, 'docs', 'examples')
@@ -22,14 +22,6 @@ function run (file, args) {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, output: stdout + stderr })
     })
   })
-}
-
-// Outside CI a missing tool skips; in CI (.ci/run installs them) it fails.
-async function requireTool (t, name, probe) {
-  if (await hasCommand(name)) return probe
-  if (process.env.CI) assert.fail(name + ' is not installed; .ci/run must install it')
-  t.skip(name + ' is not installed')
-  return null
 }
 
 async function tempDir (t) {
@@ -57,7 +49,7 @@ describe('docs/deploy.md', () => {
   })
 
   it('the nginx example passes nginx -t', async (t) => {
-    if (!await requireTool(t, 'nginx', true)) return
+    if (!requireTools(t, 'nginx')) return
     const dir = await tempDir(t)
     // The example is a conf.d file: include it in a minimal main config
     // whose logs and temp paths are in the temp directory.
@@ -79,7 +71,7 @@ describe('docs/deploy.md', () => {
   })
 
   it('the HAProxy example passes haproxy -c', async (t) => {
-    if (!await requireTool(t, 'haproxy', true)) return
+    if (!requireTools(t, 'haproxy')) return
     const result = await run('haproxy', ['-c', '-f', example('haproxy.cfg')])
     assert.equal(result.code, 0, result.output)
   })

@@ -66,10 +66,13 @@ function runSvr (args, opts = {}) {
  * prints its address. The whole group is killed after the test.
  * @param {object} t node:test context
  * @param {string} configFile
- * @param {{args?: string[], timeout?: number}} [opts]
+ * @param {{args?: string[], timeout?: number, asNobody?: boolean}} [opts] `asNobody`:
+ *   run svr as the unprivileged user nobody (setpriv; the caller must be root)
  */
 async function startSvr (t, configFile, opts = {}) {
-  const child = spawn(process.execPath, [SVR, '--config', configFile, ...(opts.args || [])], {
+  const command = [process.execPath, SVR, '--config', configFile, ...(opts.args || [])]
+  if (opts.asNobody) command.unshift('setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--')
+  const child = spawn(command[0], command.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true
   })

@@ -1,16 +1,14 @@
 'use strict'
 
-const { execFile } = require('node:child_process')
 const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
 const https = require('node:https')
 const path = require('node:path')
-const { promisify } = require('node:util')
-
-const run = promisify(execFile)
+const selfsigned = require('selfsigned')
 
 /**
- * Generate a throwaway self-signed certificate with the openssl CLI.
+ * Generate a throwaway self-signed certificate (EC P-256, SHA-256) in
+ * JavaScript, so that the TLS tests need no openssl command.
  * @param {string} dir where cert and key files go
  * @param {string} name file name stem
  * @param {string[]} [dnsNames] subject alternative names; the first is also the CN
@@ -20,11 +18,15 @@ const run = promisify(execFile)
 async function makeCertificate (dir, name, dnsNames = ['localhost']) {
   const cert = path.join(dir, name + '.crt')
   const key = path.join(dir, name + '.key')
-  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=' + dnsNames[0],
-    '-addext', 'subjectAltName=' + dnsNames.map((dns) => 'DNS:' + dns).join(',')])
-  const pem = await fs.readFile(cert, 'utf8')
-  return { cert, key, fingerprint: new crypto.X509Certificate(pem).fingerprint256 }
+  const pems = await selfsigned.generate([{ name: 'commonName', value: dnsNames[0] }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    extensions: [{ name: 'subjectAltName', altNames: dnsNames.map((value) => ({ type: 2, value })) }]
+  })
+  await fs.writeFile(cert, pems.cert)
+  await fs.writeFile(key, pems.private, { mode: 0o600 })
+  return { cert, key, fingerprint: new crypto.X509Certificate(pems.cert).fingerprint256 }
 }
 
 /**

@@ -1,7 +1,113 @@
 'use strict'
 
-const { execFile } = require('node:child_process')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
 const net = require('node:net')
+const path = require('node:path')
+
+// Under CI (any non-empty CI) every tool below is installed by .ci/run, so
+// a missing one is a broken setup and fails the test; elsewhere it skips.
+const IN_CI = Boolean(process.env.CI)
+
+/**
+ * Every program a test drives that Node and npm do not bring, with the
+ * Debian package that installs it. .ci/run and the README install exactly
+ * these packages (test/unit/test-tools.test.js holds them to it).
+ */
+const TOOLS = {
+  chromium: 'chromium',
+  nginx: 'nginx',
+  haproxy: 'haproxy',
+  goaccess: 'goaccess',
+  logrotate: 'logrotate',
+  shellcheck: 'shellcheck',
+  'systemd-analyze': 'systemd',
+  'start-stop-daemon': 'dpkg',
+  setpriv: 'util-linux',
+  prlimit: 'util-linux',
+  script: 'bsdutils'
+}
+
+/**
+ * Where a program is on PATH (the way a shell finds it), or null.
+ * @param {string} name
+ * @returns {string|null}
+ */
+function which (name) {
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    if (dir === '') continue
+    const file = path.join(dir, name)
+    try {
+      fs.accessSync(file, fs.constants.X_OK)
+      if (fs.statSync(file).isFile()) return file
+    } catch {
+      // Not in this directory.
+    }
+  }
+  return null
+}
+
+/**
+ * Why a test that needs these tools cannot run here, or null when all of
+ * them are on PATH.
+ * @param {...string} names keys of TOOLS
+ * @returns {string|null} e.g. "needs nginx, not on PATH (apt-get install -y nginx)"
+ */
+function missingTools (...names) {
+  const missing = names.filter((name) => which(name) === null)
+  if (missing.length === 0) return null
+  const packages = [...new Set(missing.map(packageOf))]
+  return `needs ${missing.join(', ')}, not on PATH (apt-get install -y ${packages.join(' ')})`
+}
+
+function packageOf (name) {
+  assert.ok(Object.hasOwn(TOOLS, name), `${name} is not in TOOLS of test/helpers/tools.js`)
+  return TOOLS[name]
+}
+
+/**
+ * The `skip` option of a describe() or it() that needs these tools: the
+ * reason when one is missing outside CI, otherwise false. Under CI the
+ * tests then run: call requireTools in their before hook so that they fail
+ * with the reason instead of an obscure spawn error.
+ * @param {...string} names keys of TOOLS
+ * @returns {string|false}
+ */
+function skipWithout (...names) {
+  return IN_CI ? false : (missingTools(...names) || false)
+}
+
+/**
+ * At the start of a test (or a before hook, with `t` null): true when the
+ * tools are there. A missing one skips the test with the reason (returning
+ * false), or under CI fails it.
+ * @param {object|null} t node:test context
+ * @param {...string} names keys of TOOLS
+ * @returns {boolean}
+ */
+function requireTools (t, ...names) {
+  const reason = missingTools(...names)
+  if (reason === null) return true
+  unavailable(t, reason)
+  return false
+}
+
+/**
+ * Like requireTools, for a test that must run as root (it installs
+ * packages or adds users); CI runs as root.
+ * @param {object|null} t node:test context
+ * @returns {boolean}
+ */
+function requireRoot (t) {
+  if (process.getuid() === 0) return true
+  unavailable(t, 'needs root (sudo npm test)')
+  return false
+}
+
+function unavailable (t, reason) {
+  if (IN_CI) assert.fail(reason + '; under CI it must run (.ci/run provides it)')
+  if (t !== null) t.skip(reason)
+}
 
 /**
  * A free TCP port on 127.0.0.1, for a server that must be told its port
@@ -23,8 +129,8 @@ function freePort () {
  * @param {string} name a program looked up on PATH
  * @returns {Promise<boolean>} whether it is installed
  */
-function hasCommand (name) {
-  return new Promise((resolve) => execFile('sh', ['-c', 'command -v "$0"', name], (err) => resolve(!err)))
+async function hasCommand (name) {
+  return which(name) !== null
 }
 
-module.exports = { freePort, hasCommand }
+module.exports = { TOOLS, which, missingTools, skipWithout, requireTools, requireRoot, freePort, hasCommand }

@@ -1,32 +1,22 @@
 'use strict'
 
-const { spawn, execFileSync } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const fs = require('node:fs')
 const { SVR, SvrProcess } = require('./server')
-
-/**
- * Whether util-linux `script` is there to give svr a pseudo-terminal.
- * @returns {boolean}
- */
-function hasScript () {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
+const { requireTools } = require('./tools')
 
 /**
  * Run svr.js on a pseudo-terminal (`script -qfec`), so that its stdin is a
  * TTY and the console is on. Lines written with `type` arrive as typed.
- * Everything it started is killed after the test.
+ * Everything it started is killed after the test. Its suite skips
+ * without `script` (skipWithout('script')); under CI this fails then.
  * @param {object} t node:test context
  * @param {string} configFile
  * @param {string[]} [args] more command-line arguments
  * @returns {Promise<TtySvr>}
  */
 async function startSvrOnTty (t, configFile, args = []) {
+  requireTools(null, 'script')
   const command = [process.execPath, SVR, '--config', configFile, ...args].map(shellQuote).join(' ')
   const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] })
   const svr = new TtySvr(child)
@@ -85,4 +75,4 @@ class TtySvr extends SvrProcess {
   }
 }
 
-module.exports = { startSvrOnTty, hasScript }
+module.exports = { startSvrOnTty }

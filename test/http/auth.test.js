@@ -177,6 +177,17 @@ describe('failed-login throttle across workers', () => {
     assert.deepEqual(statuses, [...Array(5).fill(401), ...Array(15).fill(429)])
   })
 
+  it('should refuse the right password too once a parallel burst has reached the limit', async () => {
+    // The 15th of 20 parallel attempts carries carol's password: the five
+    // before it that reach the throttle first use up her limit, so it gets
+    // 429 like the other late ones, however fast the wrong ones fail.
+    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      from('203.0.113.99', basic('carol', i === 14 ? 'cärol pw' : 'guess' + i))))
+    assert.equal(burst[14].status, 429)
+    const statuses = burst.map((res) => res.status).sort()
+    assert.deepEqual(statuses, [...Array(5).fill(401), ...Array(15).fill(429)])
+  })
+
   it('should let the parallel requests of a browser with the right password through', async () => {
     const burst = await Promise.all(Array.from({ length: 20 }, () => from('203.0.113.88', basic('bob', 'bob-pw'))))
     assert.deepEqual(burst.map((res) => res.status), Array(20).fill(200))

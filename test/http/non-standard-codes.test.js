@@ -24,7 +24,8 @@ const CODES = [
   { scode: 401, url: '/both' },
   { scode: 410, url: '/both' },
   { scode: 499, url: '/odd' },
-  { scode: 403, url: '/elsewhere-only', ip: '192.0.2.1' }
+  { scode: 403, url: '/elsewhere-only', ip: '192.0.2.1' },
+  { scode: 403, url: '/here-only', ip: '127.0.0.1' }
 ]
 
 describe('nonStandardCodes', () => {
@@ -39,7 +40,8 @@ describe('nonStandardCodes', () => {
       'lan-only': 'lan file',
       nobody: 'nobody file',
       tea: 'just a file',
-      'elsewhere-only': 'served'
+      'elsewhere-only': 'served',
+      'here-only': 'served'
     })
     port = (await startSvr(scope, site.configFile)).port
   })
@@ -120,9 +122,13 @@ describe('nonStandardCodes', () => {
   })
 
   it('should apply an ip-scoped entry only on that local address', async () => {
-    const res = await request(port, '/elsewhere-only')
-    assert.equal(res.status, 200)
-    assert.equal(res.body, 'served')
+    // svr listens on 127.0.0.1.
+    const here = await request(port, '/here-only')
+    assert.equal(here.status, 403)
+    assert.match(here.body, /<title>403 Forbidden<\/title>/)
+    const elsewhere = await request(port, '/elsewhere-only')
+    assert.equal(elsewhere.status, 200)
+    assert.equal(elsewhere.body, 'served')
   })
 
   it('should apply a 403 or 451 entry with users only to those clients', async () => {

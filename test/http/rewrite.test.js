@@ -36,6 +36,7 @@ describe('rewriteMap (reference §2.4)', () => {
         { definingRegex: '/^\\/plain$/', replacements: replaceAll('/^\\/plain/', '/file.txt'), append: '?from=rule' },
         { definingRegex: '/^\\/hosted$/', host: 'a.example', replacements: replaceAll('/.*/', '/host-a.txt') },
         { definingRegex: '/^\\/local$/', ip: '192.0.2.1', replacements: replaceAll('/.*/', '/file.txt') },
+        { definingRegex: '/^\\/local-here$/', ip: '127.0.0.1', replacements: replaceAll('/.*/', '/file.txt') },
         { definingRegex: '/^\\/first$/', replacements: replaceAll('/first/', 'chain') },
         { definingRegex: '/^\\/(?:first|chain)$/', replacements: replaceAll('/.*/', '/second.txt') },
         { definingRegex: '/^\\/escape/', replacements: replaceAll('/^\\/escape/', '/dir/../..') },
@@ -112,6 +113,11 @@ describe('rewriteMap (reference §2.4)', () => {
   })
 
   it('should apply an ip-scoped rule only on that local address', async () => {
+    // svr listens on 127.0.0.1.
+    const here = await request(port, '/local-here')
+    assert.equal(here.status, 200)
+    assert.equal(here.body, 'plain file\n')
+    assert.equal(here.headers['x-path'], '/file.txt')
     const res = await request(port, '/local')
     assert.equal(res.status, 404)
     assert.equal(res.headers['x-path'], '/local')

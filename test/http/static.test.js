@@ -9,6 +9,7 @@ const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { requestBytes } = require('../helpers/binary-http')
 const { createScope } = require('../helpers/scope')
+const { requireTools } = require('../helpers/tools')
 
 // The 6,756-byte file of the SVR.JS observations (reference Appendix A).
 function bigText () {
@@ -204,7 +205,9 @@ describe('static files', () => {
 
     it('should leave a directory without an index file to the listing stage', async () => {
       const res = await request(port, '/empty-dir/')
-      assert.notEqual(res.status, 200, 'listings are off by default')
+      // Listings are off by default.
+      assert.equal(res.status, 403)
+      assert.match(res.body, /Directory listing is disabled/)
       assert.equal(res.headers.etag, undefined)
       assert.equal(res.headers['x-content-type-options'], 'nosniff')
     })
@@ -278,10 +281,17 @@ describe('static files', () => {
     })
 
     it('should answer 403 for a file it may not read', async (t) => {
-      if (process.getuid && process.getuid() === 0) return t.skip('root reads every file')
-      const file = path.join(site.webroot, 'secret.txt')
-      await fs.writeFile(file, 'secret\n', { mode: 0o000 })
-      const res = await request(port, '/secret.txt')
+      // Root reads every file, so as root (as in CI) this svr runs as nobody.
+      const asNobody = process.getuid() === 0
+      if (asNobody && !requireTools(t, 'setpriv')) return
+      const own = await makeSite(t, { workers: 1 }, { 'secret.txt': 'secret\n', 'public.txt': 'public\n' })
+      await fs.chmod(path.join(own.webroot, 'secret.txt'), 0o000)
+      if (asNobody) await fs.chmod(own.dir, 0o755)
+      const svr = await startSvr(t, own.configFile, { asNobody })
+      const readable = await request(svr.port, '/public.txt')
+      assert.equal(readable.status, 200)
+      assert.equal(readable.body, 'public\n')
+      const res = await request(svr.port, '/secret.txt')
       assert.equal(res.status, 403)
       assert.doesNotMatch(res.body, /secret\n/)
     })
@@ -324,6 +334,13 @@ describe('followSymlinks', () => {
       await fs.symlink(outside, path.join(site.webroot, 'linkdir'))
       await fs.symlink('real.txt', path.join(site.webroot, 'link-in.txt'))
       await fs.symlink('sub', path.join(site.webroot, 'sub-link'))
+      // A sibling whose name starts with the webroot's: ".../webrootx" begins
+      // with ".../webroot" but lies outside it.
+      const sibling = site.webroot + 'x'
+      await fs.mkdir(sibling)
+      await fs.writeFile(path.join(sibling, 'secret.txt'), outsideSecret)
+      await fs.symlink(path.join('..', 'webrootx', 'secret.txt'), path.join(site.webroot, 'sibling.txt'))
+      await fs.symlink(path.join('..', 'webrootx'), path.join(site.webroot, 'sibling-dir'))
       sites[mode] = site
     }
     // A webroot that is itself a link (a `current -> release` deploy) is not a link below it.
@@ -347,6 +364,11 @@ describe('followSymlinks', () => {
     await expectRefused(ports.inside, '/link-out.txt')
     await expectRefused(ports.inside, '/linkdir/')
     await expectRefused(ports.inside, '/linkdir/secret.txt')
+  })
+
+  it('should refuse a link into a sibling directory whose name extends the webroot\'s', async () => {
+    await expectRefused(ports.inside, '/sibling.txt')
+    await expectRefused(ports.inside, '/sibling-dir/secret.txt')
   })
 
   it('should follow links that stay inside the webroot by default', async () => {

@@ -6,10 +6,11 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
-const { startSvrOnTty, hasScript } = require('../helpers/tty')
-const { freePort } = require('../helpers/tools')
+const { startSvrOnTty } = require('../helpers/tty')
+const { freePort, skipWithout } = require('../helpers/tools')
 
-const noScript = !hasScript() && !process.env.CI && 'util-linux "script" is needed to give svr a terminal'
+// `script` gives svr a terminal.
+const noScript = skipWithout('script')
 
 describe('console on a terminal', { skip: noScript }, () => {
   it('should run each command once, whatever the number of workers', async (t) => {

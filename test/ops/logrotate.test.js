@@ -9,6 +9,7 @@ const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { waitForLines, parseCombined, holdsOpen, waitUntil } = require('../helpers/access-log')
+const { requireTools } = require('../helpers/tools')
 
 const SHIPPED = path.resolve(__dirname, '..', '..', 'packaging', 'logrotate', 'svr')
 
@@ -34,12 +35,7 @@ function adapt (text, logs, pid) {
 
 describe('packaging/logrotate/svr', () => {
   it('should rotate both logs with the shipped directives and have svr reopen them', async (t) => {
-    const probe = await run('logrotate', ['--version'])
-    if (probe.err && probe.err.code === 'ENOENT') {
-      if (process.env.CI) assert.fail('logrotate is not installed (apt-get install -y logrotate)')
-      t.skip('logrotate is not installed (apt-get install -y logrotate); CI installs it')
-      return
-    }
+    if (!requireTools(t, 'logrotate')) return
     const shipped = await fs.readFile(SHIPPED, 'utf8')
     assert.doesNotMatch(shipped, /^\s*copytruncate/m)
     assert.match(shipped, /systemctl kill --signal=USR1 --kill-whom=main svr/)

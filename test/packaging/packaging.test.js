@@ -14,13 +14,12 @@ const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { request } = require('../helpers/http')
-const { hasCommand } = require('../helpers/tools')
+const { missingTools, requireRoot, requireTools } = require('../helpers/tools')
 
 const ROOT = path.join(__dirname, '..', '..')
 const PACKAGING = path.join(ROOT, 'packaging')
 const UNIT = path.join(PACKAGING, 'systemd', 'svr.service')
 const INIT_SCRIPT = path.join(PACKAGING, 'init.d', 'svr')
-const IS_ROOT = process.getuid() === 0
 
 function run (file, args, options = {}) {
   return new Promise((resolve) => {
@@ -30,25 +29,14 @@ function run (file, args, options = {}) {
   })
 }
 
-// Skip only outside CI: in CI a missing tool or missing root is a failure.
-async function requireTools (t, names, { root = false } = {}) {
-  for (const name of names) {
-    if (await hasCommand(name)) continue
-    if (process.env.CI) assert.fail(`${name} is not installed; .ci/run must install it`)
-    t.skip(`${name} is not installed`)
-    return false
-  }
-  if (root && !IS_ROOT) {
-    if (process.env.CI) assert.fail('these tests need root in CI')
-    t.skip('needs root')
-    return false
-  }
-  return true
+// Root and every tool, or a skip (outside CI) or a failure (under CI).
+function requireRootAndTools (t, ...names) {
+  return requireTools(t, ...names) && requireRoot(t)
 }
 
 describe('service files', () => {
   it('shellcheck finds nothing in the init.d script and the installers', async (t) => {
-    if (!await requireTools(t, ['shellcheck'])) return
+    if (!requireTools(t, 'shellcheck')) return
     const sh = await run('shellcheck', ['-s', 'sh', '-S', 'warning', INIT_SCRIPT])
     assert.equal(sh.code, 0, sh.stdout + sh.stderr)
     const bash = await run('shellcheck', ['-S', 'warning', path.join(PACKAGING, 'install.sh'), path.join(PACKAGING, 'uninstall.sh')])
@@ -65,7 +53,7 @@ describe('service files', () => {
   })
 
   it('systemd-analyze verify prints nothing and the exposure is the one packaging/README.md gives, at most 2.0', async (t) => {
-    if (!await requireTools(t, ['systemd-analyze'])) return
+    if (!requireTools(t, 'systemd-analyze')) return
     const verify = await run('systemd-analyze', ['verify', UNIT])
     assert.equal(verify.code, 0, verify.stderr)
     assert.equal((verify.stdout + verify.stderr).trim(), '')
@@ -97,7 +85,7 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
   let ready = false
 
   before(async () => {
-    if (!IS_ROOT || !await hasCommand('start-stop-daemon')) return
+    if (process.getuid() !== 0 || missingTools('start-stop-daemon') !== null) return
     dest = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-pkg-'))
     // The service user must be able to reach the staged tree.
     await fs.chmod(dest, 0o755)
@@ -114,7 +102,7 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
   })
 
   it('lays out the tree with the right owners and modes', async (t) => {
-    if (!await requireTools(t, ['start-stop-daemon'], { root: true })) return
+    if (!requireRootAndTools(t, 'start-stop-daemon')) return
     assert.ok(ready)
     const expect = [
       ['usr/lib/svr', 'root', 'root', 0o755],
@@ -155,7 +143,7 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
   })
 
   it('a second run gives the same tree and keeps an edited config', async (t) => {
-    if (!await requireTools(t, ['start-stop-daemon'], { root: true })) return
+    if (!requireRootAndTools(t, 'start-stop-daemon')) return
     const configFile = path.join(dest, 'etc/svr/config.json')
     const edited = (await fs.readFile(configFile, 'utf8')).replace('"port": 80', '"port": 8081')
     await fs.writeFile(configFile, edited)
@@ -168,7 +156,7 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
   })
 
   it('init.d: start, status, serve, reload, stop with a request in flight, status', async (t) => {
-    if (!await requireTools(t, ['start-stop-daemon', 'setpriv', 'prlimit'], { root: true })) return
+    if (!requireRootAndTools(t, 'start-stop-daemon', 'setpriv', 'prlimit')) return
     const port = await freePrivilegedPort()
     const env = { ...process.env, SVR_DEFAULTS: await stagedDefaults(dest, user) }
     const initd = (action) => run(path.join(dest, 'etc/init.d/svr'), [action], { env })
@@ -212,7 +200,7 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
   })
 
   it('init.d refuses to start with an invalid config, naming it (LSB 6)', async (t) => {
-    if (!await requireTools(t, ['start-stop-daemon', 'setpriv', 'prlimit'], { root: true })) return
+    if (!requireRootAndTools(t, 'start-stop-daemon', 'setpriv', 'prlimit')) return
     const env = { ...process.env, SVR_DEFAULTS: await stagedDefaults(dest, user) }
     const configFile = path.join(dest, 'etc/svr/config.json')
     await fs.writeFile(configFile, '{"port": 70000}')
@@ -222,7 +210,7 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
   })
 
   it('uninstall.sh keeps config and content; --purge removes them', async (t) => {
-    if (!await requireTools(t, ['start-stop-daemon'], { root: true })) return
+    if (!requireRootAndTools(t, 'start-stop-daemon')) return
     const keep = await run(path.join(PACKAGING, 'uninstall.sh'), [], { env: { ...process.env, DESTDIR: dest } })
     assert.equal(keep.code, 0, keep.stderr)
     await assert.rejects(fs.access(path.join(dest, 'usr/lib/svr')))

@@ -46,6 +46,8 @@ describe('client address', () => {
 
   it('should stay at the trusted hop when an entry is not an address', () => {
     assert.equal(contextFor({}, fakeRequest('127.0.0.1', 'garbage, 10.0.0.7')).clientAddress, '10.0.0.7')
+    // The walk ends there: an address written left of it is the client's own choice.
+    assert.equal(contextFor({}, fakeRequest('127.0.0.1', '198.51.100.66, garbage, 10.0.0.7')).clientAddress, '10.0.0.7')
     assert.equal(contextFor({}, fakeRequest('127.0.0.1', '203.0.113.5 4711')).clientAddress, '127.0.0.1')
     assert.equal(contextFor({}, fakeRequest('127.0.0.1', '')).clientAddress, '127.0.0.1')
     assert.deepEqual(clientOf(['127.0.0.1', 'unknown']), '127.0.0.1')

@@ -6,6 +6,7 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { loadConfig, formatProblems, schema } = require('../../lib/config/load')
+const { parseListenSpec } = require('../../lib/listen')
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'svrjs-3-config.json')
 const SHIPPED = path.join(__dirname, '..', '..', 'config.json')
@@ -360,10 +361,26 @@ describe('loadConfig(file, { installDir })', () => {
   })
 
   describe('port and sport', () => {
-    const valid = [0, 80, 65535, '8080', '127.0.0.1:8080', '[::1]:8080', '[::ffff:127.0.0.1]:80', '/run/svr.sock', 'svr.sock']
-    for (const value of valid) {
-      it('should accept ' + JSON.stringify(value), async (t) => {
-        await load(t, { port: value, sport: value })
+    // Each value, and where svr then listens (a relative socket path beside
+    // the configuration file).
+    const valid = [
+      [0, { port: 0 }],
+      [80, { port: 80 }],
+      [65535, { port: 65535 }],
+      ['8080', { port: 8080 }],
+      ['127.0.0.1:8080', { host: '127.0.0.1', port: 8080 }],
+      ['[::1]:8080', { host: '::1', port: 8080 }],
+      ['[::ffff:127.0.0.1]:80', { host: '127.0.0.1', port: 80 }],
+      ['/run/svr.sock', { path: '/run/svr.sock' }],
+      ['svr.sock', { path: 'svr.sock' }]
+    ]
+    for (const [value, spec] of valid) {
+      it('should accept ' + JSON.stringify(value) + ' as ' + JSON.stringify(spec), async (t) => {
+        const file = await writeConfig(t, { port: value, sport: value })
+        const config = await loadConfig(file, { installDir: INSTALL })
+        const expected = spec.path === undefined ? spec : { path: path.resolve(path.dirname(file), spec.path) }
+        assert.deepEqual(parseListenSpec(config.port), expected)
+        assert.deepEqual(parseListenSpec(config.sport), expected)
       })
     }
 

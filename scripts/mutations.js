@@ -1,0 +1,246 @@
+'use strict'
+
+// The mutations `npm run test:mutate` applies, one at a time (see
+// scripts/mutate.js and docs/testing.md). Each is a realistic mistake in
+// code where a mistake is a vulnerability or a failed request: `find` is
+// replaced by `replace` (the first and only occurrence in `file`), and
+// `tests` must then fail. Keep `find` short but unique; when the code
+// changes, the run says which entries no longer match.
+
+const SANITIZE = ['test/unit/sanitize-path.test.js', 'test/unit/sanitize-path.property.test.js', 'test/http/url.test.js']
+const FORBIDDEN = ['test/unit/forbidden-paths.test.js', 'test/http/access.test.js']
+const SYMLINKS = ['test/http/static.test.js', 'test/http/file-caches.test.js']
+const AUTH = ['test/unit/auth-throttle.test.js', 'test/unit/auth-login.test.js', 'test/unit/auth-verify.test.js', 'test/http/auth.test.js']
+const CLIENT_ADDRESS = ['test/unit/client-address.test.js', 'test/http/client-address.test.js']
+const LIFECYCLE = ['test/cluster/lifecycle.test.js']
+
+module.exports = [
+  // Path sanitizer
+  {
+    file: 'lib/util/sanitize-path.js',
+    what: 'the fast path takes "/a/../b" as clean (no check for a dot before a slash)',
+    find: 'if (++run > maxRun || prev === 0x2e) return false',
+    replace: 'if (++run > maxRun) return false',
+    tests: SANITIZE
+  },
+  {
+    file: 'lib/util/sanitize-path.js',
+    what: '".." at the root climbs out instead of being dropped',
+    find: 'if (stack.length !== 0) stack.pop()',
+    replace: 'if (stack.length !== 0) stack.pop(); else stack.push(\'..\')',
+    tests: SANITIZE
+  },
+  {
+    file: 'lib/util/sanitize-path.js',
+    what: 'a backslash is an ordinary character, not a separator',
+    find: 'else if (c === 0x5c) action = BACKSLASH',
+    replace: 'else if (c === 0x5c) action = CHAR',
+    tests: SANITIZE
+  },
+  {
+    file: 'lib/util/sanitize-path.js',
+    what: 'trailing dots are kept, so "config.json." dodges the deny list',
+    find: 'while (seg.charCodeAt(end - 1) === 0x2e) end--',
+    replace: '',
+    tests: [...SANITIZE, 'test/http/access.test.js']
+  },
+  {
+    file: 'lib/util/sanitize-path.js',
+    what: 'a decoded %3F or %23 becomes a raw "?" or "#" in the path',
+    find: "const UNSAFE = '\"<>^`{|}?#'",
+    replace: "const UNSAFE = '\"<>^`{|}'",
+    tests: SANITIZE
+  },
+  {
+    file: 'lib/util/sanitize-path.js',
+    what: 'a rewritten path with ".." is not reported as escaping',
+    find: 'sawParent = true\n',
+    replace: '\n',
+    tests: [...SANITIZE, 'test/http/rewrite.test.js']
+  },
+  // Forbidden paths and dotfiles
+  {
+    file: 'lib/access/forbidden-paths.js',
+    what: 'forbidden paths compared case-sensitively (/CONFIG.JSON served)',
+    find: '  return p.toLowerCase()\n}',
+    replace: '  return p\n}',
+    tests: FORBIDDEN
+  },
+  {
+    file: 'lib/access/forbidden-paths.js',
+    what: 'emacs backups (config.json~) of the configuration not forbidden',
+    find: "  (name) => name + '~',\n",
+    replace: '',
+    tests: FORBIDDEN
+  },
+  {
+    file: 'lib/access/forbidden-paths.js',
+    what: 'a forbidden directory matched only by its own path, not the files in it',
+    find: "let end = p.indexOf('/', 1)",
+    replace: 'let end = -1',
+    tests: FORBIDDEN
+  },
+  {
+    file: 'lib/access/forbidden-paths.js',
+    what: 'runs of slashes not collapsed before the comparison (//config.json served)',
+    find: "decoded.replace(SLASH_RUNS, '/')",
+    replace: 'decoded',
+    tests: FORBIDDEN
+  },
+  {
+    file: 'lib/stages/forbidden.js',
+    what: 'any name that starts with ".well-known" is exempt from the dotfile rule',
+    find: 'p.startsWith(WELL_KNOWN + \'/\')',
+    replace: 'p.startsWith(WELL_KNOWN)',
+    tests: FORBIDDEN
+  },
+  {
+    file: 'lib/stages/forbidden.js',
+    what: 'dotfiles below /.well-known/ are served',
+    find: "i = p.indexOf('/.', WELL_KNOWN.length)",
+    replace: 'i = -1',
+    tests: FORBIDDEN
+  },
+  {
+    file: 'lib/stages/forbidden.js',
+    what: 'dotfiles: "ignore" serves them instead of 404',
+    find: "dotfiles === 'ignore' ? 404 : 0",
+    replace: '0',
+    tests: FORBIDDEN
+  },
+  // Symlink containment
+  {
+    file: 'lib/static/symlinks.js',
+    what: 'containment by startsWith(realRoot) without the separator (a sibling "webrootx" passes)',
+    find: 'const prefix = realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep',
+    replace: 'const prefix = realRoot',
+    tests: SYMLINKS
+  },
+  {
+    file: 'lib/static/symlinks.js',
+    what: '"never" compares lexical paths only, so a link in a directory passes',
+    find: 'return real === realRoot + trimTrailingSeparator(file.slice(lexicalRoot.length))',
+    replace: 'return real.startsWith(realRoot)',
+    tests: SYMLINKS
+  },
+  {
+    file: 'lib/static/symlinks.js',
+    what: 'a remembered verdict is reused after the path was replaced by a link',
+    find: 'return known.ino === stat.ino && known.dev === stat.dev && known.ctimeMs === stat.ctimeMs',
+    replace: 'return true',
+    tests: SYMLINKS
+  },
+  // Basic auth: throttle and verification
+  {
+    file: 'lib/auth/login.js',
+    what: 'login attempts counted after the password check instead of before',
+    find: '    const wait = await (counted ? throttle.attempt(address, name) : throttle.check(address, name))\n' +
+      '    if (wait !== 0) return { wait, user: null }\n' +
+      '  }\n' +
+      '  const user = await verifier.verify(name, password, rule.userList)\n',
+    replace: '    const wait = await throttle.check(address, name)\n' +
+      '    if (wait !== 0) return { wait, user: null }\n' +
+      '  }\n' +
+      '  const user = await verifier.verify(name, password, rule.userList)\n' +
+      '  if (user === null && rule.throttled) {\n' +
+      '    const wait = await throttle.attempt(address, name)\n' +
+      '    if (wait !== 0) return { wait, user: null }\n' +
+      '  }\n',
+    tests: AUTH
+  },
+  {
+    file: 'lib/auth/throttle.js',
+    what: 'the lock starts one attempt early (>= instead of >)',
+    find: 'if (entry.attempts > limit) {',
+    replace: 'if (entry.attempts >= limit) {',
+    tests: AUTH
+  },
+  {
+    file: 'lib/auth/throttle.js',
+    what: 'a successful login does not clear the (address, user) counter',
+    find: '    this.pairs.delete(pairKey(network, user))\n',
+    replace: '',
+    tests: AUTH
+  },
+  {
+    file: 'lib/auth/throttle.js',
+    what: 'IPv6 clients counted per address instead of per /64',
+    find: "groups.slice(0, 4).join(':') + '::/64'",
+    replace: 'address',
+    tests: AUTH
+  },
+  {
+    file: 'lib/auth/verify.js',
+    what: 'the rule\'s userList is ignored',
+    find: '(allowed !== null && !allowed.has(name))',
+    replace: 'false',
+    tests: AUTH
+  },
+  {
+    file: 'lib/auth/success-cache.js',
+    what: 'remembered logins keyed by the user name alone, so any password passes after a success',
+    find: ".update(name).update('\\0').update(password)",
+    replace: '.update(name)',
+    tests: AUTH
+  },
+  // Client address behind proxies
+  {
+    file: 'lib/access/client-address.js',
+    what: 'X-Forwarded-For believed from any peer, not only trusted proxies',
+    find: 'if (isTrusted === null || !isTrusted(ctx.clientAddress)) return',
+    replace: 'if (isTrusted === null) return',
+    tests: CLIENT_ADDRESS
+  },
+  {
+    file: 'lib/access/client-address.js',
+    what: 'the leftmost X-Forwarded-For entry taken (SVR.JS) instead of walking right to left',
+    find: 'for (let i = hops.length - 1; i > 0; i--) {',
+    replace: 'for (let i = 1; i < hops.length; i++) {',
+    tests: CLIENT_ADDRESS
+  },
+  {
+    file: 'lib/access/client-address.js',
+    what: 'a hop that is not an IP address is trusted',
+    find: 'return address !== null && isTrusted(address)',
+    replace: 'return address === null || isTrusted(address)',
+    tests: CLIENT_ADDRESS
+  },
+  // Body limit
+  {
+    file: 'lib/limits.js',
+    what: 'a Content-Length over maxRequestBodySize is let through',
+    find: 'return length !== undefined && Number(length) > max',
+    replace: 'return length !== undefined && Number(length) > max * 2',
+    tests: ['test/http/limits.test.js', 'test/http/post-data.test.js']
+  },
+  // Drain and stop
+  {
+    file: 'lib/server.js',
+    what: 'no keep-alive grace on drain: idle connections closed at once',
+    find: 'const DRAIN_IDLE_GRACE_MS = 1000',
+    replace: 'const DRAIN_IDLE_GRACE_MS = 0',
+    tests: LIFECYCLE
+  },
+  {
+    file: 'lib/server.js',
+    what: 'responses during the drain do not say Connection: close',
+    find: '    if (server.svrDraining) res.shouldKeepAlive = false\n    else shedIfOverShare(req, res)\n',
+    replace: '    shedIfOverShare(req, res)\n',
+    tests: LIFECYCLE
+  },
+  {
+    file: 'lib/single.js',
+    what: '--single-threaded stops without waiting for the drain',
+    find: 'await shutDown(servers, shutdownDelay)',
+    replace: 'shutDown(servers, shutdownDelay)',
+    tests: LIFECYCLE
+  },
+  // Reload
+  {
+    file: 'lib/primary.js',
+    what: 'a reload retires the old worker before its replacement is ready',
+    find: '    const fresh = this.fork(slot, options)\n',
+    replace: '    if (slot.worker !== null) this.retire(slot.worker)\n    const fresh = this.fork(slot, options)\n',
+    tests: LIFECYCLE
+  }
+]

@@ -1,0 +1,65 @@
+'use strict'
+
+// The test suite's own rules for system tools: one list of them with their
+// Debian packages, the same packages in .ci/run and the README, a skip with
+// the install command outside CI, a failure under CI, and one summary line.
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const { execFile } = require('node:child_process')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { TOOLS } = require('../helpers/tools')
+const { skipSummary } = require('../reporter')
+
+const ROOT = path.join(__dirname, '..', '..')
+const TOOLS_MODULE = path.join(__dirname, '..', 'helpers', 'tools.js')
+
+/** Print `requireTools(null, ...names)` in a fresh process with only this environment. */
+function requireIn (env, names) {
+  const code = `console.log(require(${JSON.stringify(TOOLS_MODULE)}).requireTools(null, ...${JSON.stringify(names)}))`
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['-e', code], { env }, (err, stdout, stderr) => {
+      resolve({ code: err ? err.code : 0, stdout, stderr })
+    })
+  })
+}
+
+describe('system tools of the tests', () => {
+  it('.ci/run and the README install exactly the packages of TOOLS', async () => {
+    const packages = [...new Set(Object.values(TOOLS))].sort()
+    const ci = await fs.readFile(path.join(ROOT, '.ci', 'run'), 'utf8')
+    const ciList = ci.match(/^APT_PACKAGES=\(([^)]*)\)$/m)
+    assert.ok(ciList, '.ci/run has an APT_PACKAGES line')
+    assert.deepEqual(ciList[1].split(' ').sort(), packages)
+    const readme = await fs.readFile(path.join(ROOT, 'README.md'), 'utf8')
+    const readmeList = readme.match(/^sudo apt-get install -y (.*)$/m)
+    assert.ok(readmeList, 'README has the apt-get install command')
+    assert.equal(readmeList[1], ciList[1])
+  })
+
+  it('outside CI a missing tool is a reason naming it and its package, under CI a failure', async () => {
+    const nowhere = path.join(ROOT, 'no-such-directory')
+    const outside = await requireIn({ PATH: nowhere }, ['nginx', 'start-stop-daemon'])
+    assert.equal(outside.code, 0, outside.stderr)
+    assert.equal(outside.stdout, 'false\n')
+    const inCi = await requireIn({ PATH: nowhere, CI: 'yes' }, ['nginx', 'start-stop-daemon'])
+    assert.equal(inCi.code, 1)
+    assert.match(inCi.stderr, /needs nginx, start-stop-daemon, not on PATH \(apt-get install -y nginx dpkg\); under CI it must run/)
+    const present = await requireIn({ PATH: path.dirname(process.execPath), CI: 'yes' }, [])
+    assert.equal(present.stdout, 'true\n')
+  })
+
+  it('sums up the skips in one line, by reason', () => {
+    assert.equal(skipSummary(new Map()), 'skip summary: nothing skipped')
+    const skipped = new Map([
+      ['needs nginx, not on PATH (apt-get install -y nginx)', { test: 3, suite: 0 }],
+      ['needs chromium, not on PATH (apt-get install -y chromium)', { test: 0, suite: 1 }],
+      ['needs root (sudo npm test)', { test: 1, suite: 0 }]
+    ])
+    assert.equal(skipSummary(skipped), 'skip summary: 4 tests, 1 suite skipped — ' +
+      '1 suite: needs chromium, not on PATH (apt-get install -y chromium); ' +
+      '3 tests: needs nginx, not on PATH (apt-get install -y nginx); ' +
+      '1 test: needs root (sudo npm test)')
+  })
+})
