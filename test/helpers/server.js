@@ -36,15 +36,30 @@ async function makeSite (t, config = {}, files = { 'index.html': '<h1>test index
 }
 
 /**
+ * The command line that runs svr.js (this checkout's, or `opts.svr`), as
+ * root, or through setpriv as nobody (`asNobody`) or as `user` and its group.
+ * @param {string[]} args
+ * @param {{asNobody?: boolean, user?: string, svr?: string}} opts
+ * @returns {string[]}
+ */
+function svrCommand (args, opts) {
+  const command = [process.execPath, opts.svr || SVR, ...args]
+  if (opts.asNobody) command.unshift('setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--')
+  else if (opts.user) command.unshift('setpriv', '--reuid=' + opts.user, '--regid=' + opts.user, '--init-groups', '--')
+  return command
+}
+
+/**
  * Run svr.js with arguments and collect its output; for commands that exit
  * by themselves (--check-config, bad configs, --help).
  * @param {string[]} args
- * @param {{timeout?: number, cwd?: string}} [opts]
+ * @param {{timeout?: number, cwd?: string, asNobody?: boolean, user?: string, svr?: string}} [opts] as for startSvr
  * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string}>}
  */
 function runSvr (args, opts = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVR, ...args], { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    const command = svrCommand(args, opts)
+    const child = spawn(command[0], command.slice(1), { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => { stdout += chunk })
@@ -66,12 +81,13 @@ function runSvr (args, opts = {}) {
  * prints its address. The whole group is killed after the test.
  * @param {object} t node:test context
  * @param {string} configFile
- * @param {{args?: string[], timeout?: number, asNobody?: boolean}} [opts] `asNobody`:
- *   run svr as the unprivileged user nobody (setpriv; the caller must be root)
+ * @param {{args?: string[], timeout?: number, asNobody?: boolean, user?: string, svr?: string}} [opts]
+ *   `asNobody`: run svr as the unprivileged user nobody; `user`: as this user
+ *   and its group (both through setpriv; the caller must be root); `svr`:
+ *   another svr.js than this checkout's (an installed one)
  */
 async function startSvr (t, configFile, opts = {}) {
-  const command = [process.execPath, SVR, '--config', configFile, ...(opts.args || [])]
-  if (opts.asNobody) command.unshift('setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--')
+  const command = svrCommand(['--config', configFile, ...(opts.args || [])], opts)
   const child = spawn(command[0], command.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true

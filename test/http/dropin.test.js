@@ -14,46 +14,8 @@ const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { rawRequest } = require('../helpers/raw-http')
 const { packLegacyMod } = require('../helpers/mods')
-const { parseCombined, waitForLines } = require('../helpers/access-log')
-
-// Written the way SVR.JS's shipped example script is: a request counter in
-// `__dirname + "/../temp/requestCounter"`, created when missing, and a
-// small forward proxy at /proxy.svr/this/<path> that fetches <path> from
-// this same server with http.request and filterHeaders.
-const EXAMPLE_SCRIPT = `
-disableEndElseCallbackExecute = true
-if (href == '/hello.svr') {
-  var counterFile = __dirname + '/../temp/requestCounter'
-  var count = 0
-  try {
-    count = parseInt(fs.readFileSync(counterFile).toString()) + 1
-  } catch (err) {
-    count = 0
-  }
-  fs.writeFileSync(counterFile, count.toString())
-  res.writeHead(200, 'OK', { 'Content-Type': 'text/plain' })
-  res.end('Hello World! This page was visited ' + count + ' times.')
-} else if (href.indexOf('/proxy.svr/this/') == 0) {
-  var target = href.slice('/proxy.svr/this'.length) + search
-  var headers = filterHeaders(req.headers)
-  var upstream = http.request({
-    host: '127.0.0.1',
-    port: req.socket.localPort,
-    path: target,
-    method: req.method,
-    headers: headers
-  }, function (answer) {
-    res.writeHead(answer.statusCode, filterHeaders(answer.headers))
-    answer.pipe(res)
-  })
-  upstream.on('error', function (err) {
-    callServerError(502, 'test-proxy', err)
-  })
-  req.pipe(upstream)
-} else {
-  elseCallback()
-}
-`
+const { EXAMPLE_SCRIPT, CONFIG_MOD } = require('../helpers/svrjs-code')
+const { parseCombined, waitForLines, waitUntil } = require('../helpers/access-log')
 
 // Relative paths against the working directory (the webroot), a helper
 // loaded as SVR.JS's documentation advises, and a package svr ships.
@@ -72,30 +34,6 @@ const CWD_FILES = {
   'data/list.json': '["a","b"]',
   'helper.js': "exports.greet = (name) => 'hello ' + name + ' from ' + require('path').basename(__filename)\n"
 }
-
-// A 3.x mod that keeps its settings beside config.json, as the public
-// reverse-proxy mod does, writing {} there when the file is missing.
-const CONFIG_MOD = `
-const fs = require('fs')
-const configFile = __dirname + '/../../../x-config.json'
-function Mod () {
-  if (!fs.existsSync(configFile)) fs.writeFileSync(configFile, '{}')
-  this.settings = JSON.parse(fs.readFileSync(configFile, 'utf8'))
-}
-Mod.prototype.callback = function (req, res, serverconsole, responseEnd, href, ext, uobject, search,
-  defaultpage, users, page404, head, foot, fd, elseCallback) {
-  const settings = this.settings
-  return function () {
-    if (href === '/x-settings') {
-      res.writeHead(200, { 'Content-Type': 'application/json' })
-      res.end(JSON.stringify({ settings: settings, mime: require('mime-types').lookup('a.css') }))
-      return
-    }
-    elseCallback()
-  }
-}
-module.exports = Mod
-`
 
 async function withScript (t, script, files, args = []) {
   const site = await makeSite(t, { workers: 1 }, files)
@@ -281,20 +219,24 @@ describe('SVR.JS 3.x script API details', () => {
     assert.equal(cut.status, 200)
     assert.equal(cut.body, 'partial')
     assert.equal(cut.complete, false)
-    const late = await truncatedRequest(svr.port, '/late-error')
-    assert.equal(late.status, 200)
-    assert.equal(late.body, 'partial')
-    assert.equal(late.complete, false)
+    const lateCut = await truncatedRequest(svr.port, '/late-error')
+    assert.equal(lateCut.status, 200)
+    assert.equal(lateCut.body, 'partial')
+    assert.equal(lateCut.complete, false)
     const lines = await waitForLines(path.join(site.dir, 'log', 'access.log'), 2)
     const entries = lines.map(parseCombined)
     assert.deepEqual(entries.map((e) => [e.request, e.status, e.bytes, e.aborted]), [
       ['GET /cut HTTP/1.1', 200, 7, true],
       ['GET /late-error HTTP/1.1', 200, 7, true]
     ])
-    const errors = await fs.readFile(path.join(site.dir, 'log', 'error.log'), 'utf8')
-    assert.match(errors, /failure after the headers/)
-    assert.match(errors, new RegExp('request ' + entries[1].requestId +
-      ': 500 \\(Error: too late for a page\\) after the headers of a 200 response were sent; the response is cut short'))
+    const late = new RegExp('request ' + entries[1].requestId +
+      ': 500 \\(Error: too late for a page\\) after the headers of a 200 response were sent; the response is cut short')
+    const errors = await waitUntil(async () => {
+      const text = await fs.readFile(path.join(site.dir, 'log', 'error.log'), 'utf8')
+      return late.test(text) ? text : null
+    }, 'no error line for the late callServerError')
+    assert.match(errors, new RegExp('request ' + entries[0].requestId + ': uncaught error in application code on GET /cut: ' +
+      'Error: failure after the headers'))
   })
 })
 
