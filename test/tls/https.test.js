@@ -31,6 +31,7 @@ describe('HTTPS with SNI and the redirecting plain server', () => {
       secure: true,
       sport: '127.0.0.1:0',
       spubport: 8443,
+      customHeaders: { 'Strict-Transport-Security': 'max-age=63072000' },
       cert: certs.main.cert,
       key: certs.main.key,
       sni: {
@@ -95,12 +96,15 @@ describe('HTTPS with SNI and the redirecting plain server', () => {
   it('should not proxy CONNECT on the redirecting server', async () => {
     const res = await rawRequest(plain, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')
     assert.equal(res.status, 501)
+    assert.equal(res.headers['strict-transport-security'], 'max-age=63072000')
   })
 
   it('should answer plain HTTP on the TLS port with 497 in cleartext, not hang', async () => {
     const res = await rawRequest(port, 'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n')
     assert.equal(res.status, 497)
     assert.equal(res.headers.connection, 'close')
+    assert.equal(res.headers.server, 'svr')
+    assert.equal(res.headers['strict-transport-security'], 'max-age=63072000')
     assert.match(res.body, /497 HTTP Request Sent to HTTPS Port/)
   })
 
