@@ -21,10 +21,6 @@ function createMetricsStage (options, shared) {
   const { respond, log } = shared
   return function serveMetrics (req, res, ctx) {
     if (ctx.pathname !== metricsPath || !isAllowed(ctx.clientAddress)) return false
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      respond.sendError(req, res, 405)
-      return true
-    }
     return collectMetrics().then((text) => {
       sendMetrics(req, res, text)
       return true

@@ -26,13 +26,8 @@ function createStatusStage (options, shared) {
   const isAllowed = createStatusAllowCheck(config.statusAllow)
   // The handlers stage, earlier in the pipeline, has filled shared.handlers.
   const page = { serverString: shared.serverString, handlers: shared.handlers }
-  const { respond } = shared
   return function serveStatus (req, res, ctx) {
     if (ctx.pathname !== STATUS_PATH || !isAllowed(ctx.clientAddress)) return false
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      respond.sendError(req, res, 405)
-      return true
-    }
     return collectStats().then((result) => {
       sendPage(req, res, renderPage(page, req, result))
       return true

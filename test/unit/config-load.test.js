@@ -500,7 +500,7 @@ describe('schema', () => {
 
   it('should mark the ignored and new keys', () => {
     assert.deepEqual(IGNORED.sort(), ['disableUnusedWorkerTermination', 'enableRemoteLogBrowsing', 'optOutOfStatisticsServer',
-      'productName', 'timestamp', 'version'])
+      'productName', 'pubport', 'timestamp', 'version'])
     assert.deepEqual(NEW.sort(), [
       'cacheControl',
       'compressionMinSize',

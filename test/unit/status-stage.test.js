@@ -52,13 +52,6 @@ describe('status stage', () => {
     ctx.pathname = '/svrjsstatus.svr/'
     assert.equal(handler(req, res, ctx), false)
   })
-
-  it('should refuse methods other than GET and HEAD with 405', () => {
-    const { handler, shared } = stage()
-    const { req, res, ctx } = fakeExchange('127.0.0.1', 'DELETE')
-    assert.equal(handler(req, res, ctx), true)
-    assert.equal(shared.respond.sendError.mock.calls[0].arguments[2], 405)
-  })
 })
 
 describe('formatDuration', () => {
