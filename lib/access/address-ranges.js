@@ -18,6 +18,8 @@ const ALL_V6 = (1n << 128n) - 1n
  */
 class AddressRanges {
   constructor () {
+    // An IPv4 range is always an aligned block, kept as one number:
+    // first address × 64 + host bits, so that a plain numeric sort orders them.
     this.v4 = []
     this.v6 = []
     this.v4Starts = null
@@ -29,13 +31,11 @@ class AddressRanges {
   /**
    * @param {string} address a valid IPv4 or IPv6 address
    * @param {number} bits prefix length: 32 or 128 for one address
+   * @param {4|6} family
    */
   addSubnet (address, bits, family) {
     if (family === 4) {
-      const start = parseIPv4(address)
-      const size = 2 ** (32 - bits)
-      const first = start - (start % size)
-      this.v4.push([first, first + size - 1])
+      this.addIPv4(parseIPv4(address), 32 - bits)
       return
     }
     const value = parseIPv6(address)
@@ -44,24 +44,47 @@ class AddressRanges {
     const last = first | mask
     this.v6.push([first, last])
     // The part of the range over ::ffff:0:0/96 is IPv4 space.
+    // A prefix of at least 96 bits lies inside it, a shorter one covers it.
     if (first <= MAPPED_LAST && last >= MAPPED_BASE) {
-      const from = first > MAPPED_BASE ? first - MAPPED_BASE : 0n
-      const to = last < MAPPED_LAST ? last - MAPPED_BASE : 0xffffffffn
-      this.v4.push([Number(from), Number(to)])
+      this.addIPv4(bits >= 96 ? Number(first - MAPPED_BASE) : 0, Math.min(128 - bits, 32))
     }
+  }
+
+  // The aligned block of 2^hostBits addresses that holds `address`.
+  addIPv4 (address, hostBits) {
+    const size = 2 ** hostBits
+    this.v4.push((address - (address % size)) * 64 + hostBits)
   }
 
   /** Sort and merge the ranges; call once, after the last addSubnet. */
   seal () {
-    const v4 = mergeRanges(this.v4, (a, b) => a - b, (end, start) => start <= end + 1)
-    this.v4Starts = Float64Array.from(v4, (r) => r[0])
-    this.v4Ends = Float64Array.from(v4, (r) => r[1])
-    const v6 = mergeRanges(this.v6, (a, b) => (a < b ? -1 : a > b ? 1 : 0), (end, start) => start <= end + 1n)
+    this.sealIPv4(Float64Array.from(this.v4).sort())
+    const v6 = mergeRanges(this.v6)
     this.v6Starts = v6.map((r) => r[0])
     this.v6Ends = v6.map((r) => r[1])
     this.v4 = null
     this.v6 = null
     return this
+  }
+
+  sealIPv4 (blocks) {
+    const starts = new Float64Array(blocks.length)
+    const ends = new Float64Array(blocks.length)
+    let count = 0
+    for (const block of blocks) {
+      const hostBits = block % 64
+      const start = (block - hostBits) / 64
+      const end = start + 2 ** hostBits - 1
+      if (count !== 0 && start <= ends[count - 1] + 1) {
+        if (end > ends[count - 1]) ends[count - 1] = end
+      } else {
+        starts[count] = start
+        ends[count] = end
+        count++
+      }
+    }
+    this.v4Starts = starts.subarray(0, count)
+    this.v4Ends = ends.subarray(0, count)
   }
 
   /**
@@ -80,15 +103,16 @@ class AddressRanges {
   }
 }
 
-function mergeRanges (ranges, compare, touches) {
-  ranges.sort((a, b) => compare(a[0], b[0]))
+// [first, last] pairs of BigInts, sorted, overlapping and adjacent ones joined.
+function mergeRanges (ranges) {
+  ranges.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
   const merged = []
   for (const range of ranges) {
     const last = merged[merged.length - 1]
-    if (last !== undefined && touches(last[1], range[0])) {
-      if (compare(range[1], last[1]) > 0) last[1] = range[1]
+    if (last !== undefined && range[0] <= last[1] + 1n) {
+      if (range[1] > last[1]) last[1] = range[1]
     } else {
-      merged.push([range[0], range[1]])
+      merged.push(range)
     }
   }
   return merged
