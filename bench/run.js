@@ -1,6 +1,7 @@
 'use strict'
 
 // npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --profile NAME] [-- --out FILE]
+// npm run bench -- --curves [--quick] [--only DIMENSION[,DIMENSION]] [--out FILE]
 //
 // svr side by side with a bare Node cluster and nginx in the same run,
 // targets alternating (A B A B) so that drift of the machine cancels out;
@@ -13,6 +14,9 @@
 // workload that misses its target (bench/profile.js) and appends
 // bench/bounds.md, the reading of those profiles, when there is one.
 // BENCH_TOOL=autocannon uses autocannon even where wrk is installed.
+// --curves measures the cost curves instead (bench/curves.js) and puts
+// them into the results file as its "Cost curves" section, keeping the
+// rest; a regular run keeps the curves section of the file it replaces.
 
 const fs = require('node:fs/promises')
 const os = require('node:os')
@@ -22,6 +26,7 @@ const { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep
 const { loadWorkload, stopLoads } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
+const { measureCurves, renderCurves, selectDimensions, spliceCurves, curvesSection } = require('./curves')
 
 const BOUNDS_FILE = path.join(__dirname, 'bounds.md')
 
@@ -63,14 +68,15 @@ function variantOf (name, variant) {
 const LIMITS = { rssMb: 60, startMs: 1000 }
 
 function parseArgs (argv) {
-  const args = { quick: false, only: null, profile: null, out: path.join(__dirname, 'results.md') }
+  const args = { quick: false, curves: false, only: null, profile: null, out: path.join(__dirname, 'results.md') }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--quick') args.quick = true
+    else if (arg === '--curves') args.curves = true
     else if (arg === '--only') args.only = new Set(argv[++i].split(','))
     else if (arg === '--profile') args.profile = argv[++i]
     else if (arg === '--out') args.out = path.resolve(argv[++i])
-    else throw new Error('unknown argument ' + arg + ' (known: --quick, --only a,b, --profile NAME, --out FILE)')
+    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --only a,b, --profile NAME, --out FILE)')
   }
   return args
 }
@@ -95,6 +101,7 @@ async function main () {
   }
   try {
     const site = await createSite(dir)
+    if (args.curves) return await runCurves({ args, site, dir, tool })
     if (args.profile !== null) {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
       if (!workload) throw new Error('no workload ' + args.profile + '; one of ' + WORKLOADS.map((w) => w.name).join(', '))
@@ -124,12 +131,40 @@ async function main () {
     })
     console.log(markdown)
     if (!args.quick) {
-      await fs.writeFile(args.out, markdown)
+      const curves = curvesSection(await readOptional(args.out))
+      await fs.writeFile(args.out, curves === '' ? markdown : spliceCurves(markdown, curves))
       console.log('wrote ' + path.relative(process.cwd(), args.out))
     }
   } finally {
     await stopAll()
     await fs.rm(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The cost curves: measured, printed and, unless quick, put into the
+ * results file.
+ */
+async function runCurves ({ args, site, dir, tool }) {
+  const dimensions = selectDimensions(args.only === null ? null : [...args.only])
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 3, warmup: 1, rounds: 2 }
+  const begun = Date.now()
+  const curves = await measureCurves({ site, dir, tool, plan, dimensions })
+  console.error(`bench: curves measured in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
+  const section = renderCurves(curves, { tool, plan, date: machineFacts().date })
+  console.log(section)
+  if (!args.quick) {
+    await fs.writeFile(args.out, spliceCurves(await readOptional(args.out), section))
+    console.log('wrote ' + path.relative(process.cwd(), args.out))
+  }
+}
+
+async function readOptional (file) {
+  try {
+    return await fs.readFile(file, 'utf8')
+  } catch (err) {
+    if (err.code === 'ENOENT') return null
+    throw err
   }
 }
 
@@ -250,13 +285,8 @@ function ratio (row) {
   return row.svr.rps / row.baseline.rps
 }
 
-async function readBounds () {
-  try {
-    return await fs.readFile(BOUNDS_FILE, 'utf8')
-  } catch (err) {
-    if (err.code === 'ENOENT') return null
-    throw err
-  }
+function readBounds () {
+  return readOptional(BOUNDS_FILE)
 }
 
 // The run with the median rate of requests stands for the workload.

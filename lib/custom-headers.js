@@ -1,6 +1,6 @@
 'use strict'
 
-const { compileHostMatcher, compileLocalIpMatcher } = require('./util/vhost')
+const { HostIndex } = require('./util/host-index')
 
 const PATH_PLACEHOLDER = '{path}'
 
@@ -41,12 +41,10 @@ function compileHeaderSet (base, extra, serverString) {
 function compile (config, serverString) {
   const base = compileHeaderSet(config.customHeaders, null, serverString)
   const vhosts = config.customHeadersVHost.map((entry) => ({
-    host: compileHostMatcher(entry.host),
-    ip: compileLocalIpMatcher(entry.ip),
     set: compileHeaderSet(config.customHeaders, entry.headers, serverString)
   }))
   const hasPathHeaders = base.withPath.length !== 0 || vhosts.some((entry) => entry.set.withPath.length !== 0)
-  return { base, vhosts, hasPathHeaders }
+  return { base, vhosts, index: new HostIndex(config.customHeadersVHost), hasPathHeaders }
 }
 
 /**
@@ -54,7 +52,7 @@ function compile (config, serverString) {
  * `Server`, compiled once per configuration.
  * @param {object} config validated configuration
  * @param {string} serverString value of the Server header
- * @returns {{base: HeaderSet, vhosts: Array<{host: Function|null, ip: Function|null, set: HeaderSet}>, hasPathHeaders: boolean}}
+ * @returns {{base: HeaderSet, vhosts: Array<{set: HeaderSet}>, index: HostIndex, hasPathHeaders: boolean}}
  */
 function compileCustomHeaders (config, serverString) {
   let entry = compiled.get(config)
@@ -72,12 +70,9 @@ function compileCustomHeaders (config, serverString) {
  * @returns {HeaderSet}
  */
 function selectHeaderSet (headers, ctx) {
-  for (const entry of headers.vhosts) {
-    if (entry.host !== null && !entry.host(ctx.hostname)) continue
-    if (entry.ip !== null && !entry.ip(ctx.localAddress)) continue
-    return entry.set
-  }
-  return headers.base
+  if (headers.vhosts.length === 0) return headers.base
+  const number = headers.index.first(ctx.hostname, ctx.localAddress)
+  return number === -1 ? headers.base : headers.vhosts[number].set
 }
 
 /**

@@ -1,7 +1,7 @@
 'use strict'
 
 const { parseRegexString } = require('../config/regex')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
+const { HostIndex } = require('../util/host-index')
 
 /**
  * `wwwrootPostfixesVHost` and `wwwrootPostfixPrefixesVHost`: serve a host
@@ -13,31 +13,29 @@ const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
  */
 function compilePostfixes (config) {
   if (config.wwwrootPostfixesVHost.length === 0) return null
+  const index = new HostIndex(config.wwwrootPostfixesVHost)
   const entries = config.wwwrootPostfixesVHost.map((entry) => ({
-    host: compileHostMatcher(entry.host),
-    ip: compileLocalIpMatcher(entry.ip),
     insert: '/' + entry.postfix,
     skip: entry.skipRegex === undefined ? null : parseRegexString(entry.skipRegex)
   }))
   const prefixes = config.wwwrootPostfixPrefixesVHost.map(compilePrefix)
 
   return function addPostfix (url, ctx) {
-    const entry = findEntry(entries, url, ctx)
+    const entry = findEntry(index, entries, url, ctx)
     if (entry === null) return null
     const at = prefixLength(prefixes, url)
     return url.slice(0, at) + entry.insert + url.slice(at)
   }
 }
 
-function findEntry (entries, url, ctx) {
-  for (const entry of entries) {
-    if (entry.host !== null && !entry.host(ctx.hostname)) continue
-    if (entry.ip !== null && !entry.ip(ctx.localAddress)) continue
-    // search() ignores lastIndex, so a g or y flag cannot make it skip a match.
-    if (entry.skip !== null && url.search(entry.skip) !== -1) return null
-    return entry
-  }
-  return null
+// The first entry for the host and local address; none when its skipRegex matches.
+function findEntry (index, entries, url, ctx) {
+  const number = index.first(ctx.hostname, ctx.localAddress)
+  if (number === -1) return null
+  const entry = entries[number]
+  // search() ignores lastIndex, so a g or y flag cannot make it skip a match.
+  if (entry.skip !== null && url.search(entry.skip) !== -1) return null
+  return entry
 }
 
 // `/cgi-bin/` matches anything below it and keeps `/cgi-bin`; `/cgi-bin`

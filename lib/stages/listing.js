@@ -4,7 +4,7 @@ const crypto = require('node:crypto')
 const path = require('node:path')
 const { statFresh } = require('../context')
 const { createFileCache } = require('../util/file-cache')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
+const { HostIndex } = require('../util/host-index')
 const { decodePath } = require('../util/sanitize-path')
 const { statusForFsError } = require('../static/fs-errors')
 const { checkPreconditions } = require('../static/conditional')
@@ -180,19 +180,12 @@ const EMPTY = Buffer.alloc(0)
  */
 function compileListingSwitch (config) {
   const fallback = config.enableDirectoryListing
-  const rules = config.enableDirectoryListingVHost.map((entry) => ({
-    host: compileHostMatcher(entry.host),
-    ip: compileLocalIpMatcher(entry.ip),
-    enabled: entry.enabled
-  }))
+  const rules = config.enableDirectoryListingVHost
   if (rules.length === 0) return () => fallback
+  const index = new HostIndex(rules)
   return function listingEnabled (ctx) {
-    for (const rule of rules) {
-      if (rule.host !== null && !rule.host(ctx.hostname)) continue
-      if (rule.ip !== null && !rule.ip(ctx.localAddress)) continue
-      return rule.enabled
-    }
-    return fallback
+    const number = index.first(ctx.hostname, ctx.localAddress)
+    return number === -1 ? fallback : rules[number].enabled
   }
 }
 

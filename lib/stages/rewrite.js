@@ -5,11 +5,13 @@ const { compileCustomHeaders, refreshPathHeaders } = require('../custom-headers'
 const { compilePostfixes } = require('../rewrite/postfix')
 const { compileRewriteMap, ruleMatches, statAllows, applyRule, collapseSlashes } = require('../rewrite/rewrite-map')
 const { compileWwwRedirect } = require('../rewrite/www-redirect')
+const { RuleIndex } = require('../rewrite/rule-index')
 const { sanitizePath, fixRawBytes, decodePath, classifyRewrite } = require('../util/sanitize-path')
 
 /**
  * URL changes decided by configuration, in SVR.JS order: `wwwredirect`, then web-root postfixes, then the
- * first matching `rewriteMap` rule (no chaining). A new URL is sanitised
+ * first matching `rewriteMap` rule (no chaining), looked for among the
+ * rules whose literal prefix the URL has (lib/rewrite/rule-index.js). A new URL is sanitised
  * again: one that climbs out with `..` is refused with 403, a malformed one
  * with 400. ctx.origHref keeps the path the client asked for.
  * @param {object} options runtime options
@@ -29,7 +31,8 @@ function createRewriteStage (options, shared) {
     postfixDoubleSlashes: config.allowPostfixDoubleSlashes,
     headers: compileCustomHeaders(config, shared.serverString),
     respond: shared.respond,
-    rules
+    rules,
+    index: new RuleIndex(rules.map((rule) => rule.test), rules.map((rule) => config.allowDoubleSlashes && !rule.allowDoubleSlashes))
   }
 
   return function rewrite (req, res, ctx) {
@@ -44,21 +47,30 @@ function createRewriteStage (options, shared) {
       const url = addPostfix(req.url, ctx)
       if (url !== null && commitUrl(state, req, res, ctx, url, state.postfixDoubleSlashes)) return true
     }
-    return rules.length === 0 ? false : runRules(state, req, res, ctx, 0)
+    if (rules.length === 0) return false
+    const url = req.url
+    let collapsed = null
+    const collapsedUrl = () => {
+      if (collapsed === null) collapsed = collapseSlashes(url)
+      return collapsed
+    }
+    return runRules(state, req, res, ctx, state.index.candidates(url, collapsedUrl), 0)
   }
 }
 
 /**
- * Apply the first rule that matches from `start` on; stat the current path
- * only when a matching rule has a file condition.
+ * Apply the first of the candidate rules that matches, from position
+ * `start` of the list on; stat the current path only when a matching rule
+ * has a file condition.
+ * @param {readonly number[]} candidates rule numbers, ascending
  * @returns {boolean | Promise<boolean>}
  */
-function runRules (state, req, res, ctx, start) {
+function runRules (state, req, res, ctx, candidates, start) {
   const { rules } = state
   const url = req.url
   let collapsed = null
-  for (let i = start; i < rules.length; i++) {
-    const rule = rules[i]
+  for (let i = start; i < candidates.length; i++) {
+    const rule = rules[candidates[i]]
     let input = url
     if (state.allowDoubleSlashes && !rule.allowDoubleSlashes) {
       if (collapsed === null) collapsed = collapseSlashes(url)
@@ -66,7 +78,7 @@ function runRules (state, req, res, ctx, start) {
     }
     if (!ruleMatches(rule, input, ctx)) continue
     if (rule.needsStat) {
-      if (ctx.stat === undefined || ctx.statPath !== ctx.fsPath) return statThenRun(state, req, res, ctx, i, input)
+      if (ctx.stat === undefined || ctx.statPath !== ctx.fsPath) return statThenRun(state, req, res, ctx, candidates, i, input)
       if (!statAllows(rule, ctx.stat)) continue
     }
     return commitUrl(state, req, res, ctx, applyRule(rule, input), state.allowDoubleSlashes)
@@ -74,9 +86,9 @@ function runRules (state, req, res, ctx, start) {
   return false
 }
 
-async function statThenRun (state, req, res, ctx, index, input) {
-  const rule = state.rules[index]
-  if (!statAllows(rule, await statOnce(ctx))) return runRules(state, req, res, ctx, index + 1)
+async function statThenRun (state, req, res, ctx, candidates, position, input) {
+  const rule = state.rules[candidates[position]]
+  if (!statAllows(rule, await statOnce(ctx))) return runRules(state, req, res, ctx, candidates, position + 1)
   return commitUrl(state, req, res, ctx, applyRule(rule, input), state.allowDoubleSlashes)
 }
 

@@ -56,14 +56,28 @@ function requestHostname (req) {
  * @returns {((hostname: string) => boolean) | null} null when every host matches
  */
 function compileHostMatcher (pattern) {
-  if (pattern === undefined || pattern === '' || pattern === '*') return null
-  const wanted = stripPort(pattern.toLowerCase())
-  if (wanted.startsWith('*.')) {
-    const apex = wanted.slice(2)
+  const parsed = parseHostPattern(pattern)
+  if (parsed === null) return null
+  if (parsed.wildcard) {
+    const apex = parsed.name
     const suffix = '.' + apex
     return (hostname) => hostname === apex || hostname.endsWith(suffix)
   }
+  const wanted = parsed.name
   return (hostname) => hostname === wanted
+}
+
+/**
+ * What a host pattern means, for compileHostMatcher and the host index.
+ * @param {string|undefined} pattern
+ * @returns {{name: string, wildcard: boolean} | null} null for every host;
+ *   wildcard: name is the apex of `*.name`
+ */
+function parseHostPattern (pattern) {
+  if (pattern === undefined || pattern === '' || pattern === '*') return null
+  const wanted = stripPort(pattern.toLowerCase())
+  if (wanted.startsWith('*.')) return { name: wanted.slice(2), wildcard: true }
+  return { name: wanted, wildcard: false }
 }
 
 function stripPort (pattern) {
@@ -110,4 +124,4 @@ function compileLocalIpMatcher (ip) {
   return (localAddress) => normalizeAddress(localAddress) === wanted
 }
 
-module.exports = { normalizeHostHeader, requestHostname, compileHostMatcher, compileLocalIpMatcher, normalizeAddress, socketAddresses }
+module.exports = { normalizeHostHeader, requestHostname, compileHostMatcher, parseHostPattern, compileLocalIpMatcher, normalizeAddress, socketAddresses }

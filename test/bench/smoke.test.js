@@ -81,6 +81,24 @@ describe('benchmark smoke run', { timeout: TIMEOUT_MS + 30000 }, () => {
     assert.equal(await stamp(RESULTS), before, 'a quick run must not write bench/results.md')
   })
 
+  it('prints a cost curve with its rows, their ratio to the smallest, boot and reload, without writing results', async () => {
+    const before = await stamp(RESULTS)
+    const { code, stdout, stderr } = await runBench(['--curves', '--quick', '--only', 'vhosts'])
+    assert.equal(code, 0, stderr)
+    assert.match(stdout, /^## Cost curves$/m)
+    const lines = stdout.split('\n').filter((l) => /^\| (`customHeadersVHost`|″) /.test(l))
+    assert.deepEqual(lines.map((l) => l.split('|')[2].trim()), ['1', '100', '1,000'])
+    const first = lines[0].split('|').slice(1, -1).map((cell) => cell.trim())
+    assert.equal(first[3], '1.00')
+    for (const line of lines) {
+      const cells = line.split('|').slice(1, -1).map((cell) => cell.trim())
+      assert.ok(Number(cells[2]) > 0, `req/s: ${line}`)
+      assert.match(cells[6], /^\d+(\.\d+)? ms$/, `boot: ${line}`)
+      assert.match(cells[7], /^\d+(\.\d+)? ms$/, `reload: ${line}`)
+    }
+    assert.equal(await stamp(RESULTS), before, 'a quick run must not write bench/results.md')
+  })
+
   it('runs with autocannon and without an nginx that starts, leaving that baseline out', async (t) => {
     const bin = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-bench-bin-'))
     t.after(() => fs.rm(bin, { recursive: true, force: true }))

@@ -3,6 +3,7 @@
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
+const http = require('node:http')
 const net = require('node:net')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
@@ -84,6 +85,44 @@ describe('blacklist', () => {
       const svr = await startSvr(t, site.configFile)
       await expectStatus(svr.port, '/index.html', status, { host: '::1' })
     }
+  })
+})
+
+// A request from a given loopback address (Linux routes all of 127.0.0.0/8 to lo).
+function statusFrom (port, localAddress) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/index.html', localAddress, agent: false }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode))
+    })
+    req.on('error', reject)
+  })
+}
+
+describe('blacklist of 100,000 entries', () => {
+  it('should block exactly the listed addresses, the edges of its ranges and IPv4-mapped IPv6 entries', async (t) => {
+    const blacklist = []
+    for (let i = 0; i < 100000; i++) blacklist.push(i % 2 === 0 ? `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` : `172.${16 + ((i >> 16) & 15)}.${(i >> 8) & 255}.0/24`)
+    // Spread between the others, where an index built wrongly would lose them.
+    blacklist.splice(31337, 0, '127.0.0.2')
+    blacklist.splice(50000, 0, '127.0.1.0/24')
+    blacklist.splice(77777, 0, '::ffff:127.0.2.0/120', '2001:db8::/32')
+    const site = await makeSite(t, { workers: 1, blacklist })
+    const svr = await startSvr(t, site.configFile)
+    const expected = {
+      '127.0.0.1': 200,
+      '127.0.0.2': 403,
+      '127.0.0.3': 200,
+      '127.0.0.255': 200,
+      '127.0.1.0': 403,
+      '127.0.1.255': 403,
+      '127.0.2.0': 403,
+      '127.0.2.255': 403,
+      '127.0.3.0': 200
+    }
+    const actual = {}
+    for (const address of Object.keys(expected)) actual[address] = await statusFrom(svr.port, address)
+    assert.deepEqual(actual, expected)
   })
 })
 

@@ -302,3 +302,42 @@ describe('wwwredirect and web-root postfixes (reference §2.1 stages 18–19)', 
     })
   })
 })
+
+describe('rewriteMap of 10,000 rules', () => {
+  const scope = createScope()
+  let port
+
+  // Rule i sends /sec-i/… to /target-i; a few rules placed between them
+  // must win or lose by their place in the list alone.
+  before(async () => {
+    const rules = []
+    for (let i = 0; i < 10000; i++) {
+      rules.push({ definingRegex: `/^\\/sec-${i}\\//`, replacements: replaceAll('/.*/', `/target-${i}.txt`) })
+    }
+    const place = (at, definingRegex, target) => rules.splice(at, 0, { definingRegex, replacements: replaceAll('/.*/', target) })
+    place(9000, '/\\/sec-9\\//', '/unanchored.txt')
+    place(8000, '/^\\/shout$/', '/shout-exact.txt')
+    place(7000, '/^\\/sec-42\\/late/', '/late.txt')
+    place(5000, '/\\/wins-unprefixed$/', '/unprefixed.txt')
+    place(2000, '/^\\/SHOUT/i', '/shout-folded.txt')
+    port = await startSite(scope, { rewriteMap: rules }, {})
+  })
+  after(() => scope.cleanup())
+
+  it('should rewrite with the first matching rule in config order', async () => {
+    const expected = {
+      '/sec-0/a': '/target-0.txt',
+      '/sec-42/late': '/target-42.txt',
+      '/sec-9/x': '/target-9.txt',
+      '/x/sec-9/': '/unanchored.txt',
+      '/shout': '/shout-folded.txt',
+      '/a/wins-unprefixed': '/unprefixed.txt',
+      '/sec-9999/z?q=1': '/target-9999.txt',
+      '/sec-10000/': '/sec-10000/',
+      '/1k.html': '/1k.html'
+    }
+    const actual = {}
+    for (const target of Object.keys(expected)) actual[target] = (await request(port, target)).headers['x-path']
+    assert.deepEqual(actual, expected)
+  })
+})
