@@ -487,6 +487,7 @@ describe('schema', () => {
     assert.deepEqual(NEW.sort(), [
       'cacheControl',
       'compressionMinSize',
+      'crashLoopWindow',
       'dotfiles',
       'fileCacheMaxFileSize',
       'fileCacheSize',
@@ -497,6 +498,7 @@ describe('schema', () => {
       'healthReadyDelay',
       'keepAliveTimeout',
       'logDirectory',
+      'logFlushDelay',
       'logFormat',
       'maxConnections',
       'maxFormFieldsSize',
