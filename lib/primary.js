@@ -20,8 +20,9 @@ const { FairShare } = require('./balance/primary')
 const { prepareReload } = require('./reload')
 
 // The delay before replacing a worker that exited within crashLoopWindow
-// (or before it was ready): it starts here and doubles with every such exit
-// in a row, up to the maximum.
+// (or before it was ready): none for the first such exit, as one early death
+// is no loop yet; then it starts here and doubles with every such exit in a
+// row, up to the maximum.
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
 const CRASH_LOOP_STREAK = 5
@@ -256,15 +257,8 @@ class Supervisor {
     slot.worker = null
     const reason = exitReason(record, Date.now(), this.options.config.crashLoopWindow)
     countRestart(reason)
-    let delay = 0
-    if (reason === 'served') {
-      slot.backoff = BACKOFF_START_MS
-      slot.streak = 0
-    } else {
-      delay = slot.backoff
-      slot.backoff = Math.min(slot.backoff * 2, BACKOFF_MAX_MS)
-      slot.streak++
-    }
+    slot.streak = reason === 'served' ? 0 : slot.streak + 1
+    let delay = backoffDelay(slot.streak)
     // A worker that never got ready is no loss to the clients: when none
     // can start, starting one after another would only burn the CPU.
     if (delay !== 0 && record.ready && this.slots.every((other) => other.worker === null)) delay = 0
@@ -375,7 +369,7 @@ class Supervisor {
       } catch (err) {
         const again = typeof err.signal === 'string' && attempt < FRESH_WORKER_ATTEMPTS && this.phase === 'running'
         if (!again) {
-          if (slot.worker === null && slot.timer === null && this.phase === 'running') this.scheduleFork(slot, slot.backoff)
+          if (slot.worker === null && slot.timer === null && this.phase === 'running') this.scheduleFork(slot, backoffDelay(slot.streak))
           throw err
         }
         this.log.warn('worker ' + slot.id + ' of the new configuration was killed (' + err.signal + ') before it was ready; starting another')
@@ -393,7 +387,6 @@ class Supervisor {
     slot.worker = fresh
     slot.options = options
     // A new configuration starts the slot's crash count afresh.
-    slot.backoff = BACKOFF_START_MS
     slot.streak = 0
     if (old !== null) this.retire(old)
   }
@@ -533,7 +526,7 @@ class Supervisor {
 }
 
 function createSlot (id) {
-  return { id, worker: null, options: null, backoff: BACKOFF_START_MS, streak: 0, timer: null, replacing: false }
+  return { id, worker: null, options: null, streak: 0, timer: null, replacing: false }
 }
 
 const EXIT_REASONS = {
@@ -551,6 +544,15 @@ const EXIT_REASONS = {
 function exitReason (record, now, window) {
   if (!record.ready) return 'boot'
   return now - record.readyAt < window ? 'early' : 'served'
+}
+
+/**
+ * @param {number} streak exits in a row that counted towards the slot's crash loop
+ * @returns {number} ms to wait before forking the slot's next worker
+ */
+function backoffDelay (streak) {
+  if (streak <= 1) return 0
+  return Math.min(BACKOFF_START_MS * 2 ** (streak - 2), BACKOFF_MAX_MS)
 }
 
 function isReady (slot) {
