@@ -28,10 +28,6 @@ const BACKOFF_MAX_MS = 30000
 const CRASH_LOOP_STREAK = 5
 // How long a fresh worker may take to boot and listen during a reload.
 const READY_TIMEOUT_MS = 30000
-// A worker of a reload killed by a signal before it was ready (the OOM
-// killer, a stray kill) is started again this many times in all; one that
-// reports a boot error, or exits by itself, fails the reload at once.
-const FRESH_WORKER_ATTEMPTS = 3
 const SCRIPT_WATCH_MS = 500
 
 function workerCount (config) {
@@ -362,17 +358,24 @@ class Supervisor {
     // A pending crash replacement would fork a second worker into this slot.
     clearTimeout(slot.timer)
     slot.timer = null
+    // A new worker killed by a signal before it was ready (the OOM killer, a
+    // stray kill) is started again, after the slot's back-off like any early
+    // exit; one that reports a boot error, or exits by itself, fails the reload.
     let fresh
-    for (let attempt = 1; fresh === undefined; attempt++) {
+    while (fresh === undefined) {
       try {
         fresh = await this.startReady(slot, options)
       } catch (err) {
-        const again = typeof err.signal === 'string' && attempt < FRESH_WORKER_ATTEMPTS && this.phase === 'running'
-        if (!again) {
+        if (typeof err.signal !== 'string' || this.phase !== 'running') {
           if (slot.worker === null && slot.timer === null && this.phase === 'running') this.scheduleFork(slot, backoffDelay(slot.streak))
           throw err
         }
-        this.log.warn('worker ' + slot.id + ' of the new configuration was killed (' + err.signal + ') before it was ready; starting another')
+        slot.streak++
+        countRestart('boot')
+        const delay = backoffDelay(slot.streak)
+        this.log.warn('worker ' + slot.id + ' of the new configuration was killed (' + err.signal + ') before it was ready; starting another ' +
+          (delay === 0 ? 'now' : 'in ' + delay + ' ms'))
+        if (delay !== 0) await new Promise((resolve) => setTimeout(resolve, delay))
       }
     }
     // A slow-starting application gets its warm-up while the old worker
