@@ -175,7 +175,8 @@ describe('supervision under faults', () => {
     assert.ok(result.errors.length <= LOOPS * kills, result.errors.length + ' failed of ' + (result.ok + result.errors.length))
     const stretch = longestFailureStretch(client.timeline)
     assert.ok(stretch <= 100, 'every request failed for ' + stretch + ' ms')
-    await svr.waitFor(/reload applied/, 15000, reloadMark)
+    // A reload begun after the last SIGHUP read the last configuration.
+    await svr.waitFor(/reload requested[^]*reload applied/, 15000, reloadMark)
     assert.doesNotMatch(svr.output, /reload failed/)
     for (let i = 0; i < 10; i++) {
       const res = await request(svr.port, '/file.bin')

@@ -31,7 +31,8 @@ describe('LineSink', () => {
 
   it('should not write on the caller\'s tick', async (t) => {
     const file = path.join(await tempDir(t), 'access.log')
-    const sink = new LineSink({ file })
+    // With no delay the write starts at once, off the thread, and may be over by the next line.
+    const sink = new LineSink({ file, flushDelay: 25 })
     await sink.open()
     sink.write('one\n')
     assert.equal(readFileSync(file, 'utf8'), '')
