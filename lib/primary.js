@@ -5,7 +5,8 @@ const fs = require('node:fs')
 const os = require('node:os')
 const { message, dispatch } = require('./ipc')
 const { svrError } = require('./errors')
-const { listeningLines, parseListenSpec, removeStaleSocket } = require('./listen')
+const { listeningLines, listenError, parseListenSpec, removeStaleSocket } = require('./listen')
+const { ListenSockets } = require('./listen-sockets')
 const { scriptPath } = require('./script/locate')
 const { StatsCollector } = require('./cluster-stats')
 const { createThrottleHandlers } = require('./auth/cluster-throttle')
@@ -19,10 +20,12 @@ const { FairShare } = require('./balance/primary')
 const { prepareReload } = require('./reload')
 const { workerEnvironment } = require('./application-environment')
 
+// The delay before replacing a worker that exited within crashLoopWindow
+// (or before it was ready): none for the first such exit, as one early death
+// is no loop yet; then it starts here and doubles with every such exit in a
+// row, up to the maximum.
 const BACKOFF_START_MS = 100
 const BACKOFF_MAX_MS = 30000
-// A worker that stayed up this long has proved the slot healthy again.
-const STABLE_AFTER_MS = 60000
 const CRASH_LOOP_STREAK = 5
 // How long a fresh worker may take to boot and listen during a reload.
 const READY_TIMEOUT_MS = 30000
@@ -49,8 +52,7 @@ class Supervisor {
     this.records = new Map()
     this.reloading = false
     this.reloadPending = false
-    this.address = null
-    this.plainAddress = null
+    this.sockets = new ListenSockets()
     this.application = null
     this.forceTimer = null
     this.stats = new StatsCollector()
@@ -81,6 +83,12 @@ class Supervisor {
       const spec = parseListenSpec(value)
       if (spec.path !== undefined) await removeStaleSocket(spec.path)
     }
+    try {
+      this.sockets.acquire(config)
+    } catch (err) {
+      this.fatal(listenError(err))
+      return
+    }
     const count = workerCount(config)
     this.log.info('svr starting: ' + count + ' worker(s), config ' + this.options.configFile +
       ', webroot ' + config.wwwroot)
@@ -94,23 +102,40 @@ class Supervisor {
   fork (slot, options) {
     const env = workerEnvironment({ ...SCHEDULING_ENV, ...options.config.environmentVariables, SVR_SLOT: String(slot.id) })
     const worker = cluster.fork(env)
-    this.records.set(worker, { slot, ready: false, retiring: false, startedAt: Date.now(), waiter: null })
+    const record = { slot, options, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
+    this.records.set(worker, record)
     worker.on('message', (msg) => dispatch(this.handlers, msg, worker))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn('worker ' + slot.id + ' channel error:', err.message))
+    // The sockets go first: the worker listens on them as soon as it has booted.
+    record.hasSockets = this.sendSockets(worker, options)
     worker.send(message('boot', { options, blocked: this.blocked }))
     return worker
+  }
+
+  /**
+   * @returns {boolean} whether there were sockets to send (none while the console has closed the server)
+   */
+  sendSockets (worker, options) {
+    const handles = this.sockets.handles(options.config)
+    for (const { role, handle } of handles) worker.send(message('listen', { role }), handle)
+    return handles.length !== 0
   }
 
   onListening (msg, worker) {
     const record = this.records.get(worker)
     if (record === undefined) return
     record.ready = true
+    record.readyAt = Date.now()
     const { slot } = record
     this.log.info('worker ' + slot.id + ' up (pid ' + worker.process.pid + ')')
-    if (!this.accepting) worker.send(message('accepting', { open: false }))
-    this.address = msg.address
-    this.plainAddress = msg.plainAddress
+    // The console closed or opened the server while this worker booted.
+    if (!this.accepting) {
+      worker.send(message('accepting', { open: false }))
+    } else if (!record.hasSockets) {
+      record.hasSockets = this.sendSockets(worker, record.options)
+      worker.send(message('accepting', { open: true }))
+    }
     this.application = msg.handlers
     if (record.waiter !== null) {
       record.waiter.resolve()
@@ -127,7 +152,7 @@ class Supervisor {
 
   announce () {
     if (this.application && this.application.length !== 0) this.log.info('application code: ' + this.application.join(', '))
-    const addresses = { main: this.address, plain: this.plainAddress }
+    const addresses = this.sockets.addresses(this.options.config)
     for (const line of listeningLines(addresses, this.options.config)) this.log.info(line)
     this.watchScript()
   }
@@ -209,7 +234,9 @@ class Supervisor {
       return
     }
     if (record.waiter !== null) {
-      record.waiter.reject(new Error('new worker exited with ' + how + ' before it was ready'))
+      const err = new Error('new worker exited with ' + how + ' before it was ready')
+      err.signal = signal
+      record.waiter.reject(err)
       return
     }
     if (this.phase === 'booting') {
@@ -219,20 +246,24 @@ class Supervisor {
     if (slot.worker === worker) this.scheduleReplacement(slot, record, how)
   }
 
+  // Only an exit before the worker was ready, or within crashLoopWindow
+  // after, counts towards the slot's crash loop and waits for the back-off;
+  // a worker that served longer proved the slot healthy, and is replaced at
+  // once. And a back-off never leaves every slot empty by choice.
   scheduleReplacement (slot, record, how) {
     slot.worker = null
-    if (Date.now() - record.startedAt >= STABLE_AFTER_MS) {
-      slot.backoff = BACKOFF_START_MS
-      slot.streak = 0
-    }
-    const delay = slot.backoff
-    slot.backoff = Math.min(slot.backoff * 2, BACKOFF_MAX_MS)
-    slot.streak++
-    countRestart()
-    this.log.warn('worker ' + slot.id + ' exited unexpectedly (' + how + '); replacing it in ' + delay + ' ms')
+    const reason = exitReason(record, Date.now(), this.options.config.crashLoopWindow)
+    countRestart(reason)
+    slot.streak = reason === 'served' ? 0 : slot.streak + 1
+    let delay = backoffDelay(slot.streak)
+    // A worker that never got ready is no loss to the clients: when none
+    // can start, starting one after another would only burn the CPU.
+    if (delay !== 0 && record.ready && this.slots.every((other) => other.worker === null)) delay = 0
+    const when = delay === 0 ? 'now' : 'in ' + delay + ' ms'
+    this.log.warn('worker ' + slot.id + ' exited unexpectedly (' + how + ') ' + EXIT_REASONS[reason] + '; replacing it ' + when)
     if (slot.streak >= CRASH_LOOP_STREAK) {
       this.log.error(svrError('SVR_ERR_WORKER_CRASH_LOOP', [slot.id, slot.streak]).message +
-        '; next attempt in ' + delay + ' ms, check the errors above')
+        '; next attempt ' + when + ', check the errors above')
     }
     this.scheduleFork(slot, delay)
   }
@@ -275,12 +306,15 @@ class Supervisor {
     if (ready === null) return
     const { options, prepared } = ready
     const { config } = options
-    const previousAddress = [this.address, this.plainAddress]
+    const previousAddresses = this.sockets.addresses(this.options.config)
     try {
+      this.sockets.acquire(config)
       await this.rollWorkers(options, workerCount(config))
     } catch (err) {
       prepared.remove()
-      this.log.error('reload failed: ' + err.message + '; workers not yet replaced keep the old configuration')
+      this.sockets.release(this.configsInUse())
+      const reason = err.listenSpec === undefined ? err.message : listenError(err).message
+      this.log.error('reload failed: ' + reason + '; workers not yet replaced keep the old configuration')
       countReload('failed')
       return
     }
@@ -289,11 +323,21 @@ class Supervisor {
     setTimeout(this.prepared.remove, config.shutdownTimeout).unref()
     this.prepared = prepared
     this.options = options
+    // The retiring workers hold their own descriptors until they stop accepting.
+    this.sockets.release(this.configsInUse())
     await configureLogs(options, { accessLog: false }).catch((err) => this.log.error('cannot open the log files:', err.message))
     countReload('applied')
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
-    if (JSON.stringify(previousAddress) !== JSON.stringify([this.address, this.plainAddress])) this.announce()
+    if (JSON.stringify(previousAddresses) !== JSON.stringify(this.sockets.addresses(config))) this.announce()
     this.watchScript()
+  }
+
+  // Every configuration a worker may be forked with: a slot's replacement
+  // runs the one the slot last ran.
+  configsInUse () {
+    const configs = [this.options.config]
+    for (const slot of this.slots) if (slot.options !== null) configs.push(slot.options.config)
+    return configs
   }
 
   // One slot at a time: the fresh worker listens before the old one drains,
@@ -315,22 +359,25 @@ class Supervisor {
     // A pending crash replacement would fork a second worker into this slot.
     clearTimeout(slot.timer)
     slot.timer = null
-    const fresh = this.fork(slot, options)
-    const record = this.records.get(fresh)
-    const ready = new Promise((resolve, reject) => { record.waiter = { resolve, reject } })
-    const timer = setTimeout(() => {
-      if (record.waiter !== null) record.waiter.reject(new Error('new worker not ready after ' + READY_TIMEOUT_MS + ' ms'))
-    }, READY_TIMEOUT_MS)
-    try {
-      await ready
-    } catch (err) {
-      record.retiring = true
-      this.fairShare.forget(fresh)
-      fresh.process.kill('SIGKILL')
-      if (slot.worker === null && slot.timer === null && this.phase === 'running') this.scheduleFork(slot, slot.backoff)
-      throw err
-    } finally {
-      clearTimeout(timer)
+    // A new worker killed by a signal before it was ready (the OOM killer, a
+    // stray kill) is started again, after the slot's back-off like any early
+    // exit; one that reports a boot error, or exits by itself, fails the reload.
+    let fresh
+    while (fresh === undefined) {
+      try {
+        fresh = await this.startReady(slot, options)
+      } catch (err) {
+        if (typeof err.signal !== 'string' || this.phase !== 'running') {
+          if (slot.worker === null && slot.timer === null && this.phase === 'running') this.scheduleFork(slot, backoffDelay(slot.streak))
+          throw err
+        }
+        slot.streak++
+        countRestart('boot')
+        const delay = backoffDelay(slot.streak)
+        this.log.warn('worker ' + slot.id + ' of the new configuration was killed (' + err.signal + ') before it was ready; starting another ' +
+          (delay === 0 ? 'now' : 'in ' + delay + ' ms'))
+        if (delay !== 0) await new Promise((resolve) => setTimeout(resolve, delay))
+      }
     }
     // A slow-starting application gets its warm-up while the old worker
     // still serves, so a reload never leaves the slot unready.
@@ -343,7 +390,31 @@ class Supervisor {
     const old = slot.worker
     slot.worker = fresh
     slot.options = options
+    // A new configuration starts the slot's crash count afresh.
+    slot.streak = 0
     if (old !== null) this.retire(old)
+  }
+
+  // Fork a worker of `options` into the slot (beside the one serving it)
+  // and wait until it listens.
+  async startReady (slot, options) {
+    const fresh = this.fork(slot, options)
+    const record = this.records.get(fresh)
+    const ready = new Promise((resolve, reject) => { record.waiter = { resolve, reject } })
+    const timer = setTimeout(() => {
+      if (record.waiter !== null) record.waiter.reject(new Error('new worker not ready after ' + READY_TIMEOUT_MS + ' ms'))
+    }, READY_TIMEOUT_MS)
+    try {
+      await ready
+    } catch (err) {
+      record.retiring = true
+      this.fairShare.forget(fresh)
+      fresh.process.kill('SIGKILL')
+      throw err
+    } finally {
+      clearTimeout(timer)
+    }
+    return fresh
   }
 
   retire (worker) {
@@ -369,6 +440,8 @@ class Supervisor {
     }
     this.phase = 'stopping'
     this.log.info('shutting down on ' + signal + ': draining ' + this.records.size + ' worker(s)')
+    // The workers hold their own descriptors while they still accept.
+    this.sockets.close()
     for (const slot of this.slots) clearTimeout(slot.timer)
     for (const [worker, record] of this.records) {
       if (record.waiter !== null) record.waiter.reject(new Error('server is stopping'))
@@ -401,9 +474,32 @@ class Supervisor {
     this.broadcast(message('blocklist', { entries }))
   }
 
+  /**
+   * Console close/open. Closed, the primary lets go of its sockets too, so
+   * that new clients are refused rather than left waiting in the backlog.
+   * @param {boolean} open
+   * @returns {string|null} why the server could not be opened
+   */
   setAccepting (open) {
-    this.accepting = open
-    this.broadcast(message('accepting', { open }))
+    if (!open) {
+      this.accepting = false
+      this.sockets.close()
+      this.broadcast(message('accepting', { open }))
+      return null
+    }
+    if (this.accepting) return null
+    try {
+      this.sockets.reopen()
+    } catch (err) {
+      return listenError(err).message
+    }
+    this.accepting = true
+    for (const [worker, record] of this.records) {
+      if (record.retiring || !worker.isConnected()) continue
+      record.hasSockets = this.sendSockets(worker, record.options)
+      worker.send(message('accepting', { open }))
+    }
+    return null
   }
 
   broadcast (msg) {
@@ -434,7 +530,33 @@ class Supervisor {
 }
 
 function createSlot (id) {
-  return { id, worker: null, options: null, backoff: BACKOFF_START_MS, streak: 0, timer: null, replacing: false }
+  return { id, worker: null, options: null, streak: 0, timer: null, replacing: false }
+}
+
+const EXIT_REASONS = {
+  boot: 'before it was ready',
+  early: 'within crashLoopWindow of getting ready',
+  served: 'after serving longer than crashLoopWindow'
+}
+
+/**
+ * @param {{ready: boolean, readyAt: number}} record the worker that exited
+ * @param {number} now ms
+ * @param {number} window the config's crashLoopWindow, ms
+ * @returns {'boot'|'early'|'served'} the metrics label of the restart
+ */
+function exitReason (record, now, window) {
+  if (!record.ready) return 'boot'
+  return now - record.readyAt < window ? 'early' : 'served'
+}
+
+/**
+ * @param {number} streak exits in a row that counted towards the slot's crash loop
+ * @returns {number} ms to wait before forking the slot's next worker
+ */
+function backoffDelay (streak) {
+  if (streak <= 1) return 0
+  return Math.min(BACKOFF_START_MS * 2 ** (streak - 2), BACKOFF_MAX_MS)
 }
 
 function isReady (slot) {

@@ -2,8 +2,9 @@
 
 const { createLogger } = require('./log')
 const { message, dispatch } = require('./ipc')
-const { createServers, listenServers, shutDown } = require('./server')
+const { createServers, shutDown } = require('./server')
 const { listenError } = require('./listen')
+const { listenOnHandle } = require('./listen-sockets')
 const { containRequestError } = require('./request-scope')
 const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
 const { settleThrottleQuery } = require('./auth/cluster-throttle')
@@ -11,7 +12,7 @@ const { configureLogs, reopenLogs, flushLogs } = require('./logging')
 const { configureMetrics, trackServers } = require('./metrics/worker')
 const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
 const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
-const { stopAccepting, resumeAccepting, serverList } = require('./console/accepting')
+const { stopAccepting, resumeAcceptingOn, serverList } = require('./console/accepting')
 const { startLoadReports, setFairShare } = require('./balance/worker')
 const { enterWebroot } = require('./application-environment')
 
@@ -21,13 +22,15 @@ const { enterWebroot } = require('./application-environment')
  */
 function runWorker () {
   const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid))
-  const state = { servers: null, options: null, stopping: false }
+  // handles: the listening sockets the primary sent, by server role, until used.
+  const state = { servers: null, options: null, stopping: false, handles: new Map() }
 
   const handlers = {
     boot: (msg) => {
       setRuntimeBlocklist(msg.blocked || [])
       boot(msg.options, state, log)
     },
+    listen: (msg, handle) => receiveHandle(state, msg.role, handle),
     blocklist: (msg) => setRuntimeBlocklist(msg.entries),
     accepting: (msg) => setAccepting(state, msg.open, log),
     shutdown: (msg) => stop(state, msg.delay || 0),
@@ -39,7 +42,7 @@ function runWorker () {
     'fair-share': setFairShare,
     'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
-  process.on('message', (msg) => dispatch(handlers, msg))
+  process.on('message', (msg, handle) => dispatch(handlers, msg, handle))
 
   // The primary coordinates shutdown and reload: a Ctrl-C or a terminal
   // hang-up reaches the whole process group, and must not cut requests here.
@@ -76,28 +79,38 @@ async function boot (options, state, log) {
     return
   }
   try {
-    const addresses = await listenServers(servers, options.config)
+    // The primary sent the sockets before the boot message; none when the
+    // console has closed the server (an 'accepting' message brings them).
+    await Promise.all([...state.handles].map(([role, handle]) => listenOnHandle(servers[role], handle)))
+    state.handles.clear()
+    servers.lifecycle.listening()
     state.servers = servers
     state.options = options
     startLoadReports()
-    process.send(message('listening', {
-      address: addresses.main,
-      plainAddress: addresses.plain,
-      pid: process.pid,
-      handlers: servers.handlers
-    }))
+    process.send(message('listening', { pid: process.pid, handlers: servers.handlers }))
   } catch (err) {
     reportBootError(err, listenError(err).message)
   }
 }
 
-// Console close/open.
+function receiveHandle (state, role, handle) {
+  if (handle === undefined) return
+  const previous = state.handles.get(role)
+  if (previous !== undefined) previous.close()
+  state.handles.set(role, handle)
+}
+
+// Console close/open. On open the primary has sent the sockets it bound again.
 function setAccepting (state, open, log) {
   if (state.servers === null || state.stopping) return
-  for (const server of serverList(state.servers)) {
-    if (!open) stopAccepting(server)
-    else resumeAccepting(server).catch((err) => log.error('cannot listen again:', err.message))
+  if (!open) {
+    for (const server of serverList(state.servers)) stopAccepting(server)
+    return
   }
+  for (const [role, handle] of state.handles) {
+    resumeAcceptingOn(state.servers[role], handle).catch((err) => log.error('cannot listen again:', err.message))
+  }
+  state.handles.clear()
 }
 
 function reportBootError (err, reason) {

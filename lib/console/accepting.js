@@ -1,5 +1,7 @@
 'use strict'
 
+const { listenOnHandle } = require('../listen-sockets')
+
 const kClosed = Symbol('svr.closed')
 
 /**
@@ -47,6 +49,26 @@ function resumeAccepting (server) {
 }
 
 /**
+ * Console `open` in a cluster worker: listen on the socket the primary has
+ * bound again (it let go of its own on `close`, so that clients are refused).
+ * @param {import('node:net').Server} server
+ * @param {object} handle the bound socket's handle, from the primary
+ * @returns {Promise<void>}
+ */
+function resumeAcceptingOn (server, handle) {
+  if (server.listening || server.svrDraining) {
+    handle.close()
+    return server.listening ? Promise.resolve() : Promise.reject(new Error('the server is stopping'))
+  }
+  const closed = server[kClosed]
+  server[kClosed] = undefined
+  return listenOnHandle(server, handle).catch((err) => {
+    server[kClosed] = closed
+    throw err
+  })
+}
+
+/**
  * @param {import('node:net').Server} server
  * @returns {Promise<void>|null} while closed by the console: settles once
  *   its last connection has ended; null when the server is listening
@@ -67,4 +89,4 @@ function serverList (servers) {
   return servers.plain === null ? [servers.main] : [servers.main, servers.plain]
 }
 
-module.exports = { stopAccepting, resumeAccepting, closedUntilIdle, serverList }
+module.exports = { stopAccepting, resumeAccepting, resumeAcceptingOn, closedUntilIdle, serverList }

@@ -21,8 +21,8 @@ function primaryActions (supervisor, blocks) {
       return CLOSED
     },
     open () {
-      supervisor.setAccepting(true)
-      return OPENED
+      const failure = supervisor.setAccepting(true)
+      return failure === null ? OPENED : 'still closed: ' + failure
     },
     restart () {
       supervisor.reload()

@@ -72,14 +72,16 @@ async function configureLogs (options, role) {
   const { config } = options
   const dir = logDirectory(options)
   const next = { access: null, events: null }
+  const flushDelay = config.logFlushDelay
   if (dir !== null) {
-    next.events = new LineSink({ file: path.join(dir, ERROR_LOG), onError: reportSinkError })
+    next.events = new LineSink({ file: path.join(dir, ERROR_LOG), flushDelay, onError: reportSinkError })
     if (role.accessLog && config.enableLogging) {
-      next.access = new LineSink({ file: path.join(dir, ACCESS_LOG), onError: reportSinkError })
+      next.access = new LineSink({ file: path.join(dir, ACCESS_LOG), flushDelay, onError: reportSinkError })
     }
     await Promise.all([next.events.open(), next.access === null ? null : next.access.open()])
   } else if (role.accessLog && config.enableLogging) {
     next.access = standardOutput()
+    next.access.flushDelay = flushDelay
     await next.access.open()
   }
   const previous = { ...current }

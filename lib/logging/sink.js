@@ -12,10 +12,6 @@ const PIPE_BATCH_BYTES = 4096
 // stuck log take the worker down.
 const MAX_PENDING_BYTES = 16 * 1024 * 1024
 const RETRY_MS = 20
-// Lines wait this long for company, so that a busy worker writes a few
-// large batches a second instead of one small one per turn of the event
-// loop; a crash still writes them (flushSync), only SIGKILL loses them.
-const FLUSH_DELAY_MS = 25
 
 /**
  * A buffered, append-only line writer on a file descriptor. Lines written
@@ -26,14 +22,21 @@ const FLUSH_DELAY_MS = 25
  */
 class LineSink {
   /**
-   * @param {{file?: string, fd?: number, onError?: (err: Error) => void}} target
-   *   a file to open with O_APPEND, or an inherited descriptor (1 or 2)
+   * @param {{file?: string, fd?: number, flushDelay?: number, onError?: (err: Error) => void}} target
+   *   a file to open with O_APPEND, or an inherited descriptor (1 or 2);
+   *   flushDelay: ms a line may wait for others to share its write (the
+   *   config's logFlushDelay), so that a busy worker writes a few large
+   *   batches a second instead of one small one per response; a crash still
+   *   writes them (flushSync), only SIGKILL loses them. 0 (the default
+   *   here): each line goes out at once, or with the next write when one is
+   *   in flight
    */
   constructor (target) {
     this.file = target.file === undefined ? null : target.file
     this.fd = target.fd === undefined ? -1 : target.fd
     this.batchBytes = this.file === null ? PIPE_BATCH_BYTES : FILE_BATCH_BYTES
     this.onError = target.onError || noop
+    this.flushDelay = target.flushDelay || 0
     this.pending = []
     this.pendingBytes = 0
     this.writing = false
@@ -73,11 +76,11 @@ class LineSink {
     this.pending.push(line)
     this.pendingBytes += line.length
     if (this.writing) return
-    if (this.pendingBytes >= this.batchBytes) {
+    if (this.flushDelay === 0 || this.pendingBytes >= this.batchBytes) {
       this.flush()
     } else if (!this.scheduled) {
       this.scheduled = true
-      setTimeout(this.flushNow, FLUSH_DELAY_MS)
+      setTimeout(this.flushNow, this.flushDelay)
     }
   }
 

@@ -3,13 +3,19 @@
 // Events only the primary sees. Plain numbers: prom-client is loaded only
 // when someone reads the metrics.
 const counters = {
-  restarts: 0,
+  // Why the replaced worker counted, or not, towards its slot's crash loop
+  // (lib/primary.js): it exited before it was ready, within crashLoopWindow
+  // after, or after serving longer.
+  restarts: { boot: 0, early: 0, served: 0 },
   reloads: { applied: 0, refused: 0, failed: 0 }
 }
 
-/** A crashed worker is being replaced. */
-function countRestart () {
-  counters.restarts++
+/**
+ * A worker that exited unexpectedly is being replaced.
+ * @param {'boot'|'early'|'served'} reason
+ */
+function countRestart (reason) {
+  counters.restarts[reason]++
 }
 
 /**
@@ -23,7 +29,8 @@ function countReload (result) {
  * @returns {{restarts: number, reloads: {applied: number, refused: number, failed: number}}} a copy
  */
 function primaryCounters () {
-  return { restarts: counters.restarts, reloads: { ...counters.reloads } }
+  const { boot, early, served } = counters.restarts
+  return { restarts: boot + early + served, reloads: { ...counters.reloads } }
 }
 
 /**
@@ -36,10 +43,10 @@ function primaryMetrics (rows) {
   return [
     {
       name: 'svr_worker_restarts_total',
-      help: 'Workers replaced after they exited unexpectedly.',
+      help: 'Workers replaced after they exited unexpectedly, by when: before they were ready (boot), within crashLoopWindow after (early), or later (served).',
       type: 'counter',
       aggregator: 'sum',
-      values: [{ labels: {}, value: counters.restarts }]
+      values: Object.keys(counters.restarts).map((reason) => ({ labels: { reason }, value: counters.restarts[reason] }))
     },
     {
       name: 'svr_reloads_total',

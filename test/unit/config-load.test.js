@@ -504,6 +504,7 @@ describe('schema', () => {
     assert.deepEqual(NEW.sort(), [
       'cacheControl',
       'compressionMinSize',
+      'crashLoopWindow',
       'dotfiles',
       'fileCacheMaxFileSize',
       'fileCacheSize',
@@ -514,6 +515,7 @@ describe('schema', () => {
       'healthReadyDelay',
       'keepAliveTimeout',
       'logDirectory',
+      'logFlushDelay',
       'logFormat',
       'maxConnections',
       'maxFormFieldsSize',

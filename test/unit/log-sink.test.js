@@ -31,7 +31,8 @@ describe('LineSink', () => {
 
   it('should not write on the caller\'s tick', async (t) => {
     const file = path.join(await tempDir(t), 'access.log')
-    const sink = new LineSink({ file })
+    // With no delay the write starts at once, off the thread, and may be over by the next line.
+    const sink = new LineSink({ file, flushDelay: 25 })
     await sink.open()
     sink.write('one\n')
     assert.equal(readFileSync(file, 'utf8'), '')
@@ -42,7 +43,7 @@ describe('LineSink', () => {
 
   it('should batch lines of a quiet moment and write them within a fraction of a second', async (t) => {
     const file = path.join(await tempDir(t), 'access.log')
-    const sink = new LineSink({ file })
+    const sink = new LineSink({ file, flushDelay: 25 })
     await sink.open()
     sink.write('one\n')
     await new Promise((resolve) => setImmediate(resolve))
@@ -51,6 +52,21 @@ describe('LineSink', () => {
     // Written on its own, without flushed() asking for it.
     assert.equal(readFileSync(file, 'utf8'), 'one\ntwo\n')
     await sink.close()
+  })
+
+  it('should hold a line for flushDelay, and write it at once with flushDelay 0', async (t) => {
+    const dir = await tempDir(t)
+    const held = new LineSink({ file: path.join(dir, 'held.log'), flushDelay: 1000 })
+    const direct = new LineSink({ file: path.join(dir, 'direct.log'), flushDelay: 0 })
+    await Promise.all([held.open(), direct.open()])
+    held.write('one\n')
+    direct.write('one\n')
+    direct.write('two\n')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.equal(readFileSync(path.join(dir, 'held.log'), 'utf8'), '')
+    assert.equal(readFileSync(path.join(dir, 'direct.log'), 'utf8'), 'one\ntwo\n')
+    await Promise.all([held.close(), direct.close()])
+    assert.equal(readFileSync(path.join(dir, 'held.log'), 'utf8'), 'one\n')
   })
 
   it('should write in file-sized batches to a descriptor that is a regular file, in pipe-sized ones to a pipe', async (t) => {
