@@ -61,6 +61,9 @@ describe('LineSink', () => {
     await Promise.all([held.open(), direct.open()])
     held.write('one\n')
     direct.write('one\n')
+    // Taken for writing on the spot, not left for a timer.
+    assert.equal(direct.pendingBytes, 0)
+    assert.equal(held.pendingBytes, 4)
     direct.write('two\n')
     await new Promise((resolve) => setTimeout(resolve, 200))
     assert.equal(readFileSync(path.join(dir, 'held.log'), 'utf8'), '')
