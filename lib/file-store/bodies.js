@@ -2,24 +2,28 @@
 
 const fs = require('node:fs/promises')
 const { performance } = require('node:perf_hooks')
+const { createTimedCache } = require('./timed-cache')
 
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0)
+// Entries at most, whatever their bytes: many empty files cost little each.
+const MAX_ENTRIES = 16384
 
 /**
- * Small static files held in memory per process, with the stats of the
- * open file they were read from, so that bytes, length and validators
- * always describe one version of the file. An entry is served while the
- * request's stats (ino, size, mtime, ctime) still match it and for `ttl` ms after
- * it was last checked against the symlink policy; a changed file is read
- * again. Bounded by `maxBytes` of bodies in all, oldest entries out first,
- * and by as many bytes again of reads in progress: beyond that a request
- * is left to stream the file (see `load`). `maxBytes` 0 holds nothing.
- * @param {{maxFileBytes?: number, maxBytes?: number, ttl?: number, now?: () => number}} [options]
+ * Small static files held in memory, with the stats of the open file they
+ * were read from, so that bytes, length and validators always describe one
+ * version of the file. An entry is served while the request's stats (ino,
+ * size, mtime, ctime) still match it and for `ttl` ms after it was last
+ * checked against the symlink policy; a changed file is read again. Bounded
+ * by `maxBytes` of bodies and their coded variants in all, the entry used
+ * longest ago out first, and by as many bytes again of reads in progress:
+ * beyond that a request is left to stream the file (see `load`). `maxBytes`
+ * 0 holds nothing.
+ * @param {{maxFileBytes: number, maxBytes: number, ttl: number, clock?: {now: () => number}}} options
  */
-function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 1024, ttl = 1000, now = performance.now.bind(performance) } = {}) {
-  const entries = new Map()
+function createBodyCache ({ maxFileBytes, maxBytes, ttl, clock = performance }) {
+  // Entries do not expire: an old one is renewed by `load` without a read.
+  const entries = createTimedCache({ ttl: Infinity, max: maxBytes > 0 ? MAX_ENTRIES : 0, maxSize: maxBytes, sizeOf })
   const loading = new Map()
-  let bytes = 0
   let loadingBytes = 0
   const largest = Math.min(maxFileBytes, maxBytes)
 
@@ -34,13 +38,13 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
   /**
    * @param {string} file
    * @param {import('node:fs').Stats} stat the request's stats of it
-   * @returns {{body: Buffer, stat: import('node:fs').Stats} | null} the entry
-   *   while it matches the stats and was checked less than `ttl` ms ago
+   * @returns {object | null} the entry ({body, stat, …}) while it matches the
+   *   stats and was checked less than `ttl` ms ago
    */
   function peek (file, stat) {
     const entry = entries.get(file)
     if (entry === undefined) return null
-    if (now() - entry.checked >= ttl || !sameFile(entry.stat, stat)) return null
+    if (clock.now() - entry.checked >= ttl || !sameFile(entry.stat, stat)) return null
     return entry
   }
 
@@ -51,14 +55,13 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
    * kept, and an entry that still matches `stat` is renewed without a read.
    * @param {string} file
    * @param {import('node:fs').Stats} stat fresh stats of the file
-   * @returns {Promise<{body: Buffer, stat: import('node:fs').Stats} | null>} null
-   *   when it is no longer that regular file small enough to hold, or when
-   *   reads in progress already hold `maxBytes`
+   * @returns {Promise<object | null>} null when it is no longer that regular
+   *   file small enough to hold, or when reads in progress already hold `maxBytes`
    */
   function load (file, stat) {
     const entry = entries.get(file)
     if (entry !== undefined && sameFile(entry.stat, stat)) {
-      entry.checked = now()
+      entry.checked = clock.now()
       return Promise.resolve(entry)
     }
     let pending = loading.get(file)
@@ -72,7 +75,10 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
     pending = readWhole(file, largest, stat).then((loaded) => {
       loading.delete(file)
       loadingBytes -= size
-      if (loaded !== null) store(file, loaded)
+      if (loaded !== null) {
+        loaded.checked = clock.now()
+        entries.set(file, loaded)
+      }
       return loaded
     }, (err) => {
       loading.delete(file)
@@ -81,25 +87,6 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
     })
     loading.set(file, pending)
     return pending
-  }
-
-  function store (file, entry) {
-    entry.checked = now()
-    drop(file)
-    makeRoom(entry.bytes)
-    entries.set(file, entry)
-    bytes += entry.bytes
-  }
-
-  function makeRoom (needed) {
-    while (bytes + needed > maxBytes && entries.size !== 0) drop(entries.keys().next().value)
-  }
-
-  function drop (file) {
-    const entry = entries.get(file)
-    if (entry === undefined) return
-    entries.delete(file)
-    bytes -= entry.bytes
   }
 
   /**
@@ -126,16 +113,13 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
     return pending
   }
 
-  // Counted only while the entry is the one held for the file; it goes to
-  // the back of the line, and out if it no longer fits at all.
+  // Counted only while the entry is the one held for the file: set again,
+  // it is measured anew, and left out if it no longer fits at all.
   function addVariant (file, entry, length) {
-    const held = entries.get(file) === entry
-    if (held) drop(file)
     entry.bytes += length
-    if (!held || entry.bytes > maxBytes) return
-    makeRoom(entry.bytes)
+    if (entries.get(file) !== entry) return
+    entries.delete(file)
     entries.set(file, entry)
-    bytes += entry.bytes
   }
 
   return {
@@ -144,9 +128,14 @@ function createFileBodyCache ({ maxFileBytes = 64 * 1024, maxBytes = 8 * 1024 * 
     load,
     coded,
     get size () { return entries.size },
-    get bytes () { return bytes },
+    get bytes () { return entries.calculatedSize || 0 },
     get loadingBytes () { return loadingBytes }
   }
+}
+
+// lru-cache takes positive sizes only: an empty file counts as one byte.
+function sizeOf (entry) {
+  return entry.bytes || 1
 }
 
 // ctime too: a file rewritten in place, or a new file on a reused inode,
@@ -174,26 +163,28 @@ async function readWhole (file, maxFileBytes, expected) {
     }
     // Cut short while being rewritten: not a version worth keeping.
     if (offset !== body.length) return null
-    // type, etag and lastModified: header values the caller computes once;
-    // variants: coded bodies ready to send, by coding; coding: the promises
-    // making them; bytes: the body and its variants.
-    // negotiatedPath/Type: the static stage's compression verdict, by URL path.
-    return {
-      body,
-      stat,
-      checked: 0,
-      type: null,
-      etag: null,
-      lastModified: null,
-      variants: {},
-      coding: {},
-      bytes: body.length,
-      negotiatedPath: null,
-      negotiatedType: null
-    }
+    return newEntry(body, stat)
   } finally {
     await handle.close()
   }
 }
 
-module.exports = { createFileBodyCache }
+// headers: the writer's header values, computed once; variants: coded
+// bodies ready to send, by coding; coding: the promises making them;
+// bytes: the body and its variants; negotiatedPath/Type: the compression
+// verdict, by URL path.
+function newEntry (body, stat) {
+  return {
+    body,
+    stat,
+    checked: 0,
+    headers: null,
+    variants: {},
+    coding: {},
+    bytes: body.length,
+    negotiatedPath: null,
+    negotiatedType: null
+  }
+}
+
+module.exports = { createBodyCache }
