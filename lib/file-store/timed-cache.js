@@ -16,7 +16,7 @@ const { LRUCache } = require('lru-cache')
  * @param {number} [options.maxSize] a budget of sizes at most
  * @param {(value: *, key: string) => number} [options.sizeOf] an entry's size, with maxSize
  * @param {{now: () => number}} [options.clock] for tests: a clock of their own
- * @returns {{get: (key: string) => *, set: (key: string, value: *) => void,
+ * @returns {{get: (key: string) => *, peek: (key: string) => *, set: (key: string, value: *) => void,
  *   delete: (key: string) => boolean, clear: () => void, readonly size: number}}
  */
 function createTimedCache ({ ttl, max, maxSize, sizeOf, clock }) {
@@ -37,6 +37,7 @@ function createTimedCache ({ ttl, max, maxSize, sizeOf, clock }) {
 
 const KEEPS_NOTHING = Object.freeze({
   get () { return undefined },
+  peek () { return undefined },
   set () {},
   delete () { return false },
   clear () {},
