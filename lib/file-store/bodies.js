@@ -89,48 +89,49 @@ function createBodyCache ({ maxFileBytes, maxBytes, ttl, clock = performance }) 
     return pending
   }
 
-  /**
-   * The held body in a content coding, made once per entry (concurrent
-   * callers share the work) and held with it, within the same budget.
-   * @param {string} file
-   * @param {object} entry from peek or load
-   * @param {{name: string, encode: (body: Buffer) => Promise<Buffer>}} coding
-   * @returns {Promise<Buffer>}
-   */
-  function coded (file, entry, coding) {
-    let pending = entry.coding[coding.name]
-    if (pending === undefined) {
-      pending = coding.encode(entry.body).then((body) => {
-        entry.variants[coding.name] = body
-        addVariant(file, entry, body.length)
-        return body
-      }, (err) => {
-        delete entry.coding[coding.name]
-        throw err
-      })
-      entry.coding[coding.name] = pending
-    }
-    return pending
-  }
-
-  // Counted only while the entry is the one held for the file: set again,
-  // it is measured anew, and left out if it no longer fits at all.
-  function addVariant (file, entry, length) {
-    entry.bytes += length
-    if (entries.get(file) !== entry) return
-    entries.delete(file)
-    entries.set(file, entry)
-  }
-
   return {
     fits,
     peek,
     load,
-    coded,
+    coded: (file, entry, coding) => coded(entries, file, entry, coding),
     get size () { return entries.size },
     get bytes () { return entries.calculatedSize || 0 },
     get loadingBytes () { return loadingBytes }
   }
+}
+
+/**
+ * The held body in a content coding, made once per entry (concurrent
+ * callers share the work) and held with it, within the same budget.
+ * @param {object} entries the cache holding it
+ * @param {string} file
+ * @param {object} entry from peek or load
+ * @param {{name: string, encode: (body: Buffer) => Promise<Buffer>}} coding
+ * @returns {Promise<Buffer>}
+ */
+function coded (entries, file, entry, coding) {
+  let pending = entry.coding[coding.name]
+  if (pending === undefined) {
+    pending = coding.encode(entry.body).then((body) => {
+      entry.variants[coding.name] = body
+      addVariant(entries, file, entry, body.length)
+      return body
+    }, (err) => {
+      delete entry.coding[coding.name]
+      throw err
+    })
+    entry.coding[coding.name] = pending
+  }
+  return pending
+}
+
+// Counted only while the entry is the one held for the file: set again,
+// it is measured anew, and left out if it no longer fits at all.
+function addVariant (entries, file, entry, length) {
+  entry.bytes += length
+  if (entries.get(file) !== entry) return
+  entries.delete(file)
+  entries.set(file, entry)
 }
 
 // lru-cache takes positive sizes only: an empty file counts as one byte.
