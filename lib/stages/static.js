@@ -17,11 +17,11 @@ const { refusal } = require('../file-store/representation')
  */
 function createStaticStage (options, shared) {
   const { files } = shared
-  const write = createWriter(options.config, shared)
+  const { write, refuse } = createWriter(options.config, shared)
 
   function failMissing (req, res, ctx) {
     const err = ctx.error !== null && ctx.error.path === ctx.fsPath ? ctx.error : null
-    write(req, res, refusal(statusForFsError(err), err))
+    refuse(req, res, statusForFsError(err), err)
     return true
   }
 

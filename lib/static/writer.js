@@ -23,7 +23,8 @@ const kCacheControl = Symbol('svr.static.cacheControl')
  * lib/static/coded-response.js. A refusal becomes the error page.
  * @param {object} config
  * @param {{respond: object, log: object}} shared
- * @returns {(req, res, rep: import('../file-store/representation').Representation) => void}
+ * @returns {{write: (req, res, rep: import('../file-store/representation').Representation) => void,
+ *   refuse: (req, res, status: number, err: Error|null) => void}}
  */
 function createWriter (config, { respond, log }) {
   const cacheControlFor = compileCacheControl(config.cacheControl)
@@ -89,7 +90,7 @@ function createWriter (config, { respond, log }) {
    * @param {import('node:http').ServerResponse} res
    * @param {import('../file-store/representation').Representation} rep
    */
-  return function write (req, res, rep) {
+  function write (req, res, rep) {
     if (rep.status !== 0) {
       fail(req, res, rep.status, rep.error, false)
       return
@@ -102,6 +103,13 @@ function createWriter (config, { respond, log }) {
     else if (rep.body !== null) sendHeld(req, res, rep)
     else sendIdentity(req, res, rep, cacheControl !== null)
   }
+
+  // A 404 costs no representation.
+  function refuse (req, res, status, err) {
+    fail(req, res, status, err, false)
+  }
+
+  return { write, refuse }
 }
 
 // Header values of a held body, computed once for the entry.
