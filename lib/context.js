@@ -1,7 +1,6 @@
 'use strict'
 
 const path = require('node:path')
-const { processStatCache } = require('./cache/stat-cache')
 const { socketAddresses, requestHostname, normalizeHostHeader } = require('./util/vhost')
 const { resolveClientAddress } = require('./access/client-address')
 const { attachContext } = require('./logging/access-log')
@@ -36,9 +35,6 @@ class RequestContext {
     this.fsPath = null
     this.stat = undefined
     this.statPath = null
-    // The stats came from the process's stat cache, so may be up to
-    // fileCacheTtl ms old.
-    this.statCached = false
     this.error = null
     // An absolute-form target, routed to the proxy pipeline.
     this.isProxy = false
@@ -65,8 +61,9 @@ function createContext (req, options, shared) {
 /**
  * Stat the file the request maps to, once: a later call returns the cached
  * result unless a rewrite pointed the request at another path since. The
- * stats come from the per-process stat cache (lib/cache/stat-cache.js), so
- * they may be up to its TTL old; `ctx.statCached` tells when they are.
+ * stats come from the worker's file store (lib/file-store), so they may be
+ * up to fileCacheTtl old; stages that must see the disk as it is now ask
+ * the store for fresh ones (statFresh).
  * @param {RequestContext} ctx with fsPath set
  * @returns {Promise<import('node:fs').Stats|null>} null when it does not exist
  */
@@ -76,16 +73,18 @@ async function statOnce (ctx) {
   const target = ctx.fsPath
   // An error belongs to the path it came from, not to a rewritten one.
   ctx.error = null
+  return remember(ctx, target, ctx.shared.files.stat(target))
+}
+
+async function remember (ctx, target, pending) {
   let stats = null
-  const { promise, cached } = processStatCache.lookup(target)
   try {
-    stats = await promise
+    stats = await pending
   } catch (err) {
     ctx.error = err
   }
   ctx.stat = stats
   ctx.statPath = target
-  ctx.statCached = cached
   return stats
 }
 
@@ -100,27 +99,25 @@ async function statOnce (ctx) {
 function knownStat (ctx) {
   const target = ctx.fsPath
   if (ctx.stat !== undefined && ctx.statPath === target) return ctx.stat
-  const stats = processStatCache.peek(target)
+  const stats = ctx.shared.files.peekStat(target)
   if (stats === undefined) return undefined
   ctx.error = null
   ctx.stat = stats
   ctx.statPath = target
-  ctx.statCached = true
   return stats
 }
 
 /**
- * statOnce, but never older than the request: for answers that must show
- * the disk as it is now (a listing after a file was added).
+ * statOnce, but taken now: for answers that must show the disk as it is
+ * (a listing after a file was added, a permanent redirect). The store
+ * keeps them for the next requests.
  * @param {RequestContext} ctx with fsPath set
  * @returns {Promise<import('node:fs').Stats|null>}
  */
-async function statFresh (ctx) {
-  const stats = await statOnce(ctx)
-  if (!ctx.statCached) return stats
-  processStatCache.forget(ctx.fsPath)
-  ctx.stat = undefined
-  return statOnce(ctx)
+function statFresh (ctx) {
+  const target = ctx.fsPath
+  ctx.error = null
+  return remember(ctx, target, ctx.shared.files.freshStat(target))
 }
 
 /**

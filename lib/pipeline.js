@@ -1,7 +1,7 @@
 'use strict'
 
 const { createContext } = require('./context')
-const { processStatCache } = require('./cache/stat-cache')
+const { createFileStore } = require('./file-store')
 const { createResponder } = require('./respond')
 const { serverString } = require('./version')
 const { countRequest } = require('./stats')
@@ -78,6 +78,9 @@ function createShared (options, log) {
     log,
     serverString: serverString(options.config),
     respond: null,
+    // What the worker knows of the webroot's files: stats, index files,
+    // symlink verdicts, sidecars and small bodies (lib/file-store).
+    files: createFileStore(options.config),
     // Ready, starting or draining: what the health path reports.
     lifecycle: new Lifecycle(options.config.healthReadyDelay),
     // The mods and script, loaded once: chain links, and their names (and
@@ -98,8 +101,6 @@ function createShared (options, log) {
  *   handleConnect: (req, socket, head) => void, handlers: string[], lifecycle: Lifecycle}}
  */
 function createPipeline (options, log) {
-  // statOnce's cache belongs to the process; a reload may change its TTL.
-  processStatCache.configure({ ttl: options.config.fileCacheTtl })
   const shared = createShared(options, log)
   const stages = buildStages(STAGES, options, shared)
   const proxyStages = buildStages(PROXY_STAGES, options, shared)

@@ -110,21 +110,21 @@ module.exports = [
   },
   // Symlink containment
   {
-    file: 'lib/static/symlinks.js',
+    file: 'lib/file-store/symlinks.js',
     what: 'containment by startsWith(realRoot) without the separator (a sibling "webrootx" passes)',
     find: 'const prefix = realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep',
     replace: 'const prefix = realRoot',
     tests: SYMLINKS
   },
   {
-    file: 'lib/static/symlinks.js',
+    file: 'lib/file-store/symlinks.js',
     what: '"never" compares lexical paths only, so a link in a directory passes',
     find: 'return real === realRoot + trimTrailingSeparator(file.slice(lexicalRoot.length))',
     replace: 'return real.startsWith(realRoot)',
     tests: SYMLINKS
   },
   {
-    file: 'lib/static/symlinks.js',
+    file: 'lib/file-store/symlinks.js',
     what: 'a remembered verdict is reused after the path was replaced by a link',
     find: 'return known.ino === stat.ino && known.dev === stat.dev && known.ctimeMs === stat.ctimeMs',
     replace: 'return true',

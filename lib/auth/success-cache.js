@@ -1,6 +1,7 @@
 'use strict'
 
 const crypto = require('node:crypto')
+const { LRUCache } = require('lru-cache')
 
 const DEFAULT_TTL_MS = 5 * 60 * 1000
 const DEFAULT_MAX_ENTRIES = 1000
@@ -23,7 +24,9 @@ class SuccessCache {
     this.max = max
     this.now = now
     this.secret = crypto.randomBytes(32)
-    this.entries = new Map()
+    // Values are expiry times on `now`'s clock, checked by has(); lru-cache
+    // bounds the count, the least recently added out first.
+    this.entries = new LRUCache({ max })
   }
 
   key (name, password) {
@@ -35,7 +38,7 @@ class SuccessCache {
    * @returns {boolean} whether this pair was verified within the last ttl ms
    */
   has (key) {
-    const expires = this.entries.get(key)
+    const expires = this.entries.peek(key)
     if (expires === undefined) return false
     if (expires > this.now()) return true
     this.entries.delete(key)
@@ -46,10 +49,7 @@ class SuccessCache {
    * @param {string} key from key()
    */
   add (key) {
-    this.entries.delete(key)
     this.entries.set(key, this.now() + this.ttl)
-    // Map iterates in insertion order: the first key is the oldest.
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value)
   }
 
   get size () {

@@ -29,14 +29,12 @@ function createTrailingSlashStage (options, shared) {
 }
 
 async function redirectIfDirectory (req, res, ctx, respond) {
-  let stats = await statOnce(ctx)
+  const stats = await statOnce(ctx)
   if (stats === null || !stats.isDirectory()) return false
   // Browsers keep a 301 for good: it is not built on stats that may be a
   // TTL old. Only directories asked for without their slash pay the stat.
-  if (ctx.statCached) {
-    stats = await statFresh(ctx)
-    if (stats === null || !stats.isDirectory()) return false
-  }
+  const today = await statFresh(ctx)
+  if (today === null || !today.isDirectory()) return false
   respond.redirect(req, res, relativeLocation(ctx.origHref + '/', originalSearch(ctx)), 301)
   return true
 }

@@ -13,21 +13,17 @@ const { strongEtag } = require('./etag')
  * advance, so the body is sent chunked without Content-Length.
  * @param {import('node:http').IncomingMessage} req GET or HEAD
  * @param {import('node:http').ServerResponse} res
- * @param {object} rep
- * @param {{name: string, etagSuffix: string, createEncoder: Function}} rep.coding
- * @param {string} rep.file the file as stored
- * @param {import('node:fs').Stats} rep.stat its stats
- * @param {{path: string, stat: import('node:fs').Stats} | null} rep.sidecar
- * @param {string} rep.contentType the file's own Content-Type
- * @param {boolean} rep.etag whether to send an ETag
+ * @param {import('../file-store/representation').Representation} rep with
+ *   `coding`, the file's own Content-Type as `negotiable`, and a `sidecar` or null
+ * @param {boolean} etags whether to send an ETag
  * @returns {Promise<number>} 0 once the response is under way, or the error
  *   status to answer with (412, or a file system error), before anything was sent
  */
-async function sendCoded (req, res, rep) {
+async function sendCoded (req, res, rep, etags) {
   const { coding, sidecar } = rep
   // A sidecar is its own representation: its bytes, its validators.
   const source = sidecar === null ? rep.stat : sidecar.stat
-  const status = startCoded(req, res, rep, source, sidecar === null ? -1 : sidecar.stat.size)
+  const status = startCoded(req, res, rep, etags, source, sidecar === null ? -1 : sidecar.stat.size)
   if (status !== -1) return status
   if (req.method === 'HEAD') {
     res.end()
@@ -46,25 +42,26 @@ async function sendCoded (req, res, rep) {
 }
 
 /**
- * Send a coded representation held in memory (see file-body-cache.js): the
- * same validators and headers as sendCoded, with a Content-Length.
+ * Send a coded representation held in memory (see lib/file-store/bodies.js):
+ * the same validators and headers as sendCoded, with a Content-Length.
  * @param {import('node:http').IncomingMessage} req GET or HEAD
  * @param {import('node:http').ServerResponse} res
- * @param {{coding: object, stat: import('node:fs').Stats, contentType: string, etag: boolean}} rep
- * @param {Buffer} body the coded bytes of the file with those stats
+ * @param {import('../file-store/representation').Representation} rep with
+ *   `coding` and `body`, the coded bytes of the file with `stat`
+ * @param {boolean} etags whether to send an ETag
  * @returns {number} 0 once answered, or 412 (nothing sent yet)
  */
-function sendCodedBody (req, res, rep, body) {
-  const status = startCoded(req, res, rep, rep.stat, body.length)
+function sendCodedBody (req, res, rep, etags) {
+  const status = startCoded(req, res, rep, etags, rep.stat, rep.body.length)
   if (status !== -1) return status
-  res.end(req.method === 'HEAD' ? undefined : body)
+  res.end(req.method === 'HEAD' ? undefined : rep.body)
   return 0
 }
 
 // Validators, preconditions and headers of a coded representation.
 // Returns -1 when the body is to follow, else what sendCoded returns.
-function startCoded (req, res, rep, source, length) {
-  const etag = rep.etag ? strongEtag(source, rep.coding.etagSuffix) : null
+function startCoded (req, res, rep, etags, source, length) {
+  const etag = etags ? strongEtag(source, rep.coding.etagSuffix) : null
   const modified = source.mtime
   if (etag !== null) res.setHeader('ETag', etag)
   res.setHeader('Last-Modified', modified.toUTCString())
@@ -75,7 +72,7 @@ function startCoded (req, res, rep, source, length) {
     res.end()
     return 0
   }
-  res.setHeader('Content-Type', rep.contentType)
+  res.setHeader('Content-Type', rep.negotiable)
   res.setHeader('Content-Encoding', rep.coding.name)
   if (length !== -1) res.setHeader('Content-Length', length)
   return -1

@@ -1,13 +1,11 @@
 'use strict'
 
-const fs = require('node:fs/promises')
 const path = require('node:path')
 const zlib = require('node:zlib')
 const mime = require('mime-types')
 const db = require('mime-db')
 const { parseRegexString } = require('../config/regex')
 const { createEncodingNegotiator } = require('./negotiate')
-const { createTtlMap } = require('./ttl-map')
 
 // What the `compressible` package infers for types mime-db says nothing about.
 const COMPRESSIBLE_TYPE = /^text\/|\+(?:json|text|xml)$/i
@@ -53,16 +51,12 @@ function encodeGzip (buffer) {
  * Compression of static files (`enableCompression`, `compressionMinSize`,
  * `dontCompress`), set up once at boot.
  * @param {object} config
- * @param {((file: string) => Promise<boolean>) | null} mayFollow the symlink policy, applied to sidecars too
  * @returns {{
  *   negotiableType: (urlPath: string, file: string, size: number) => string|null,
- *   acceptableCodings: (req: import('node:http').IncomingMessage) => readonly string[],
- *   findSidecar: (file: string, stat: import('node:fs').Stats, codings: readonly string[]) =>
- *     Promise<{coding: object, path: string, stat: import('node:fs').Stats} | null>,
- *   sidecarsAbsent: (file: string, codings: readonly string[]) => boolean
+ *   acceptableCodings: (req: import('node:http').IncomingMessage) => readonly string[]
  * } | null} null when compression is off
  */
-function createCompression (config, mayFollow) {
+function createCompression (config) {
   if (!config.enableCompression) return null
   const dontCompress = config.dontCompress.map(parseRegexString)
   const minSize = config.compressionMinSize
@@ -83,13 +77,7 @@ function createCompression (config, mayFollow) {
     return type
   }
 
-  const sidecars = createSidecarFinder(mayFollow)
-  return {
-    negotiableType,
-    acceptableCodings: createEncodingNegotiator(),
-    findSidecar: sidecars.find,
-    sidecarsAbsent: sidecars.knownAbsent
-  }
+  return { negotiableType, acceptableCodings: createEncodingNegotiator() }
 }
 
 /**
@@ -110,56 +98,6 @@ function isCompressible (mediaType) {
   const entry = db[mediaType]
   if (entry !== undefined && entry.compressible !== undefined) return entry.compressible
   return COMPRESSIBLE_TYPE.test(mediaType)
-}
-
-/**
- * Precompressed sidecars: `file.br` and `file.gz` beside `file`, used when
- * they are regular files not older than it. Absent ones are remembered for
- * a short while, so a site without sidecars pays no extra stat per request.
- * @param {((file: string) => Promise<boolean>) | null} mayFollow
- */
-function createSidecarFinder (mayFollow, { ttl = 2000, maxEntries = 4096 } = {}) {
-  const absent = createTtlMap({ ttl, maxEntries })
-
-  // Without waiting: whether findSidecar is sure to find none, every
-  // candidate having been found absent a moment ago. A coded body held in
-  // memory stands in for the on-the-fly one only then, so that a client
-  // gets the sidecar whatever other clients asked for before.
-  function knownAbsent (file, codings) {
-    for (let i = 0; i < codings.length; i++) {
-      if (absent.get(file + CODINGS[codings[i]].extension) === undefined) return false
-    }
-    return true
-  }
-
-  async function find (file, fileStat, codings) {
-    for (let i = 0; i < codings.length; i++) {
-      const coding = CODINGS[codings[i]]
-      const candidate = file + coding.extension
-      if (absent.get(candidate) !== undefined) continue
-      const stat = await statSidecar(candidate, absent)
-      if (stat === null || stat.mtimeMs < fileStat.mtimeMs) continue
-      if (mayFollow !== null && !(await mayFollow(candidate).catch(refuse))) continue
-      return { coding, path: candidate, stat }
-    }
-    return null
-  }
-
-  return { find, knownAbsent }
-}
-
-async function statSidecar (candidate, absent) {
-  try {
-    const stat = await fs.stat(candidate)
-    if (stat.isFile()) return stat
-  } catch (err) {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') absent.set(candidate, true)
-  }
-  return null
-}
-
-function refuse () {
-  return false
 }
 
 module.exports = { createCompression, CODINGS }

@@ -1,6 +1,7 @@
 'use strict'
 
 const fs = require('node:fs/promises')
+const { createTimedCache } = require('../file-store/timed-cache')
 
 // A directory where a file should be is a mistake to report, not an absence.
 const MISSING = new Set(['ENOENT', 'ENOTDIR'])
@@ -8,15 +9,16 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR'])
 /**
  * Small text files read on demand (error templates, listing headers): a file
  * is read at most once per `ttl` ms, so editing one takes effect within that
- * time without a reload and without a read on every request.
- * @param {{ttl?: number, maxEntries?: number}} [options]
+ * time without a reload and without a read on every request. The file
+ * read longest ago goes first beyond `maxEntries`.
+ * @param {{ttl: number, maxEntries?: number}} options
  * @returns {{get: (file: string) => Promise<string|null>, peek: (file: string) => string|null|undefined}}
  *   get: null when the file does not exist;
  *   other read errors (EACCES, EISDIR) reject, and are remembered for `ttl`
  *   ms too, so a broken file is not retried on every request
  */
-function createFileCache ({ ttl = 1000, maxEntries = 256 } = {}) {
-  const entries = new Map()
+function createFileCache ({ ttl, maxEntries = 256 }) {
+  const entries = createTimedCache({ ttl, max: maxEntries })
 
   async function load (file) {
     try {
@@ -28,15 +30,11 @@ function createFileCache ({ ttl = 1000, maxEntries = 256 } = {}) {
   }
 
   function get (file) {
-    const now = Date.now()
-    const entry = entries.get(file)
-    if (entry !== undefined && now - entry.time < ttl) return entry.value
+    const entry = entries.peek(file)
+    if (entry !== undefined) return entry.value
     const value = load(file)
     // content: the settled text (null: absent) for peek; undefined until then.
-    const fresh = { time: now, value, content: undefined }
-    // Oldest read first out; a re-read file moves to the end.
-    entries.delete(file)
-    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value)
+    const fresh = { value, content: undefined }
     entries.set(file, fresh)
     // Every caller handles the rejection; this keeps an unawaited one quiet.
     value.then((content) => { fresh.content = content }, noop)
@@ -50,9 +48,8 @@ function createFileCache ({ ttl = 1000, maxEntries = 256 } = {}) {
    *   less than `ttl` ms ago; a read error is get's to report
    */
   function peek (file) {
-    const entry = entries.get(file)
-    if (entry === undefined || Date.now() - entry.time >= ttl) return undefined
-    return entry.content
+    const entry = entries.peek(file)
+    return entry === undefined ? undefined : entry.content
   }
 
   return { get, peek }

@@ -5,10 +5,10 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
-const { createSymlinkPolicy, rememberVerdicts } = require('../../lib/static/symlinks')
-const { createIndexFinder } = require('../../lib/static/index-files')
+const { createSymlinkPolicy, rememberVerdicts } = require('../../lib/file-store/symlinks')
+const { createIndexFinder } = require('../../lib/file-store/index-files')
 const { createCompression } = require('../../lib/static/compression')
-const { createTtlMap } = require('../../lib/static/ttl-map')
+const { createTimedCache } = require('../../lib/file-store/timed-cache')
 
 describe('static file system helpers', () => {
   let dir
@@ -73,7 +73,7 @@ describe('static file system helpers', () => {
 
   describe('createIndexFinder(names)', () => {
     it('should find the first name that is a regular file, and null without one', async () => {
-      const findIndex = createIndexFinder(['index.html', 'index.htm'])
+      const findIndex = createIndexFinder(['index.html', 'index.htm'], { ttl: 1000, maxEntries: 10 })
       const found = await findIndex(path.join(root, 'sub'))
       assert.equal(found.name, 'index.htm')
       assert.equal(found.path, path.join(root, 'sub', 'index.htm'))
@@ -85,7 +85,7 @@ describe('static file system helpers', () => {
       const sub = path.join(dir, 'changing')
       await fs.mkdir(sub)
       await fs.writeFile(path.join(sub, 'index.htm'), 'x')
-      const findIndex = createIndexFinder(['index.html', 'index.htm'], { ttl: 50 })
+      const findIndex = createIndexFinder(['index.html', 'index.htm'], { ttl: 50, maxEntries: 10 })
       assert.equal((await findIndex(sub)).name, 'index.htm')
       await fs.unlink(path.join(sub, 'index.htm'))
       assert.equal(await findIndex(sub), null)
@@ -99,11 +99,11 @@ describe('static file system helpers', () => {
     const config = { enableCompression: true, compressionMinSize: 10, dontCompress: ['/^\\/raw\\//'] }
 
     it('should be null when compression is off', () => {
-      assert.equal(createCompression({ ...config, enableCompression: false }, null), null)
+      assert.equal(createCompression({ ...config, enableCompression: false }), null)
     })
 
     it('should name the Content-Type of files that may be coded only', () => {
-      const { negotiableType } = createCompression(config, null)
+      const { negotiableType } = createCompression(config)
       assert.equal(negotiableType('/a.txt', '/r/a.txt', 10), 'text/plain; charset=utf-8')
       assert.equal(negotiableType('/a.svg', '/r/a.svg', 100), 'image/svg+xml')
       assert.equal(negotiableType('/a.txt', '/r/a.txt', 9), null)
@@ -114,9 +114,9 @@ describe('static file system helpers', () => {
     })
   })
 
-  describe('createTtlMap()', () => {
-    it('should forget entries after the ttl and the oldest beyond maxEntries', async () => {
-      const map = createTtlMap({ ttl: 30, maxEntries: 2 })
+  describe('createTimedCache()', () => {
+    it('should forget entries after the ttl and the oldest beyond max', async () => {
+      const map = createTimedCache({ ttl: 30, max: 2 })
       map.set('a', 1)
       map.set('b', 2)
       map.set('c', 3)
@@ -124,6 +124,13 @@ describe('static file system helpers', () => {
       assert.equal(map.get('c'), 3)
       await new Promise((resolve) => setTimeout(resolve, 40))
       assert.equal(map.get('c'), undefined)
+    })
+
+    it('should keep nothing with a ttl of 0', () => {
+      const map = createTimedCache({ ttl: 0, max: 2 })
+      map.set('a', 1)
+      assert.equal(map.get('a'), undefined)
+      assert.equal(map.size, 0)
     })
   })
 })
@@ -138,7 +145,7 @@ describe('rememberVerdicts', () => {
       if (file === '/broken') throw Object.assign(new Error('loop'), { code: 'ELOOP' })
       return file === '/yes'
     }
-    const remembered = rememberVerdicts(policy, { ttl: 60000 })
+    const remembered = rememberVerdicts(policy, { ttl: 60000, maxEntries: 10 })
     assert.equal(await remembered('/yes', fileA), true)
     assert.equal(await remembered('/yes', fileA), true)
     assert.equal(await remembered('/no', fileA), false)
@@ -146,12 +153,12 @@ describe('rememberVerdicts', () => {
     await assert.rejects(remembered('/broken', fileA), { code: 'ELOOP' })
     await assert.rejects(remembered('/broken', fileA), { code: 'ELOOP' })
     assert.deepEqual(asked, ['/yes', '/no', '/broken', '/broken'])
-    assert.equal(rememberVerdicts(null), null)
+    assert.equal(rememberVerdicts(null, { ttl: 1000, maxEntries: 10 }), null)
   })
 
   it('asks again when the path leads to another file, or when no stats are given', async () => {
     let count = 0
-    const remembered = rememberVerdicts(async () => ++count === 1, { ttl: 60000 })
+    const remembered = rememberVerdicts(async () => ++count === 1, { ttl: 60000, maxEntries: 10 })
     assert.equal(await remembered('/f', fileA), true)
     // Replaced by a link to a file elsewhere: the stats are the target's.
     assert.equal(await remembered('/f', { dev: 1, ino: 99, ctimeMs: 5 }), false)
@@ -164,12 +171,12 @@ describe('rememberVerdicts', () => {
 
   it('asks again once the TTL has passed, and every time with a TTL of 0', async () => {
     let count = 0
-    const remembered = rememberVerdicts(async () => ++count % 2 === 1, { ttl: 20 })
+    const remembered = rememberVerdicts(async () => ++count % 2 === 1, { ttl: 20, maxEntries: 10 })
     assert.equal(await remembered('/f', fileA), true)
     await new Promise((resolve) => setTimeout(resolve, 30))
     assert.equal(await remembered('/f', fileA), false)
     let asked = 0
-    const never = rememberVerdicts(async () => { asked++; return true }, { ttl: 0 })
+    const never = rememberVerdicts(async () => { asked++; return true }, { ttl: 0, maxEntries: 10 })
     await never('/f', fileA)
     await never('/f', fileA)
     assert.equal(asked, 2)

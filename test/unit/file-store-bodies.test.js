@@ -6,7 +6,9 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
-const { createFileBodyCache } = require('../../lib/cache/file-body-cache')
+const { createBodyCache } = require('../../lib/file-store/bodies')
+
+const DEFAULTS = { maxFileBytes: 1024 * 1024, maxBytes: 16 * 1024 * 1024, ttl: 1000 }
 
 describe('file body cache', () => {
   let dir
@@ -24,7 +26,7 @@ describe('file body cache', () => {
   }
 
   it('holds a file with the stats of the bytes it read', async () => {
-    const cache = createFileBodyCache()
+    const cache = createBodyCache(DEFAULTS)
     const file = path.join(dir, 'a.txt')
     await fs.writeFile(file, 'hello')
     const entry = await load(cache, file)
@@ -34,7 +36,7 @@ describe('file body cache', () => {
   })
 
   it('misses once the file changed on disk', async () => {
-    const cache = createFileBodyCache()
+    const cache = createBodyCache(DEFAULTS)
     const file = path.join(dir, 'b.txt')
     await fs.writeFile(file, 'one')
     await load(cache, file)
@@ -49,7 +51,7 @@ describe('file body cache', () => {
 
   it('misses after the TTL, so the symlink policy is checked again', async () => {
     const c = clock()
-    const cache = createFileBodyCache({ ttl: 1000, now: c.now })
+    const cache = createBodyCache({ ...DEFAULTS, clock: c })
     const file = path.join(dir, 'c.txt')
     await fs.writeFile(file, 'c')
     await load(cache, file)
@@ -61,7 +63,7 @@ describe('file body cache', () => {
   })
 
   it('refuses files over maxFileBytes and keeps bodies within maxBytes', async () => {
-    const cache = createFileBodyCache({ maxFileBytes: 10, maxBytes: 25 })
+    const cache = createBodyCache({ ...DEFAULTS, maxFileBytes: 10, maxBytes: 25 })
     const big = path.join(dir, 'big.txt')
     await fs.writeFile(big, 'x'.repeat(11))
     assert.equal(cache.fits(await fs.stat(big)), false)
@@ -78,7 +80,7 @@ describe('file body cache', () => {
   })
 
   it('reads once for concurrent loads, and rejects for a missing file', async () => {
-    const cache = createFileBodyCache()
+    const cache = createBodyCache(DEFAULTS)
     const file = path.join(dir, 'e.txt')
     await fs.writeFile(file, 'e')
     const [a, b] = await Promise.all([load(cache, file), load(cache, file)])
@@ -88,7 +90,7 @@ describe('file body cache', () => {
 
   it('renews an entry that still matches fresh stats without reading it again', async () => {
     const c = clock()
-    const cache = createFileBodyCache({ ttl: 1000, now: c.now })
+    const cache = createBodyCache({ ...DEFAULTS, clock: c })
     const file = path.join(dir, 'renew.txt')
     await fs.writeFile(file, 'renew')
     const first = await load(cache, file)
@@ -100,7 +102,7 @@ describe('file body cache', () => {
   })
 
   it('does not keep a body read from another file than the stats describe', async () => {
-    const cache = createFileBodyCache()
+    const cache = createBodyCache(DEFAULTS)
     const file = path.join(dir, 'swapped.txt')
     await fs.writeFile(file, 'judged')
     const judged = await fs.stat(file)
@@ -114,7 +116,7 @@ describe('file body cache', () => {
   })
 
   it('does not flush what it holds for a file it cannot hold', async () => {
-    const cache = createFileBodyCache({ maxFileBytes: 100, maxBytes: 20 })
+    const cache = createBodyCache({ ...DEFAULTS, maxFileBytes: 100, maxBytes: 20 })
     const small = path.join(dir, 'small.txt')
     const large = path.join(dir, 'large.txt')
     await fs.writeFile(small, 's'.repeat(10))
@@ -126,7 +128,7 @@ describe('file body cache', () => {
   })
 
   it('holds nothing with maxBytes 0', async () => {
-    const cache = createFileBodyCache({ maxBytes: 0 })
+    const cache = createBodyCache({ ...DEFAULTS, maxBytes: 0 })
     const file = path.join(dir, 'none.txt')
     await fs.writeFile(file, '')
     assert.equal(cache.fits(await fs.stat(file)), false)
@@ -135,7 +137,7 @@ describe('file body cache', () => {
   })
 
   it('reads no more than maxBytes of different files at once', async () => {
-    const cache = createFileBodyCache({ maxFileBytes: 10, maxBytes: 25 })
+    const cache = createBodyCache({ ...DEFAULTS, maxFileBytes: 10, maxBytes: 25 })
     const names = ['h1', 'h2', 'h3'].map((n) => path.join(dir, n))
     for (const name of names) await fs.writeFile(name, 'z'.repeat(10))
     const stats = await Promise.all(names.map((name) => fs.stat(name)))
@@ -147,7 +149,7 @@ describe('file body cache', () => {
   })
 
   it('reads again a file rewritten in place with the same size and modification time', async () => {
-    const cache = createFileBodyCache()
+    const cache = createBodyCache(DEFAULTS)
     const file = path.join(dir, 'fixed-mtime.txt')
     // A reproducible build sets every mtime to one epoch.
     const epoch = 315532800
@@ -168,7 +170,7 @@ describe('file body cache', () => {
   it('does not wait on a FIFO that took the place of a file', async (t) => {
     const fifo = path.join(dir, 'fifo')
     execFileSync('mkfifo', [fifo])
-    const cache = createFileBodyCache()
+    const cache = createBodyCache(DEFAULTS)
     // Stats of a small regular file, as a stale cache would give them.
     const stat = { ...(await fs.stat(fifo)), size: 1, mtimeMs: 0, ctimeMs: 0 }
     let timer

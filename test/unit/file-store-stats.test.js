@@ -5,7 +5,9 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
-const { createStatCache } = require('../../lib/cache/stat-cache')
+const { createStatCache } = require('../../lib/file-store/stats')
+
+const DEFAULTS = { ttl: 1000, maxEntries: 4096 }
 
 describe('stat cache', () => {
   let dir
@@ -19,7 +21,7 @@ describe('stat cache', () => {
 
   it('answers from memory within the TTL and stats afresh after it', async () => {
     const c = clock()
-    const cache = createStatCache({ ttl: 1000, now: c.now })
+    const cache = createStatCache({ ...DEFAULTS, clock: c })
     const file = path.join(dir, 'a.txt')
     await fs.writeFile(file, 'one')
     const first = cache.lookup(file)
@@ -30,7 +32,8 @@ describe('stat cache', () => {
     const second = cache.lookup(file)
     assert.equal(second.cached, true)
     assert.equal((await second.promise).size, 3, 'the old stats within the TTL')
-    c.t += 1
+    // lru-cache drops an entry once it is older than the TTL.
+    c.t += 2
     const third = cache.lookup(file)
     assert.equal(third.cached, false)
     assert.equal((await third.promise).size, 5, 'a changed size after the TTL')
@@ -38,21 +41,21 @@ describe('stat cache', () => {
 
   it('remembers absence, and sees a file created after the TTL', async () => {
     const c = clock()
-    const cache = createStatCache({ ttl: 1000, now: c.now })
+    const cache = createStatCache({ ...DEFAULTS, clock: c })
     const file = path.join(dir, 'later.txt')
     assert.equal(await cache.lookup(file).promise, null)
     await fs.writeFile(file, 'x')
     assert.equal(await cache.lookup(file).promise, null)
-    c.t += 1000
+    c.t += 1001
     assert.equal((await cache.lookup(file).promise).size, 1)
     await fs.rm(file)
-    c.t += 1000
+    c.t += 1001
     assert.equal(await cache.lookup(file).promise, null, 'a deleted file is absent after the TTL')
   })
 
   it('stats afresh after forget, within the TTL', async () => {
     const c = clock()
-    const cache = createStatCache({ ttl: 1000, now: c.now })
+    const cache = createStatCache({ ...DEFAULTS, clock: c })
     const file = path.join(dir, 'forgotten.txt')
     assert.equal(await cache.lookup(file).promise, null)
     await fs.writeFile(file, 'x')
@@ -63,14 +66,14 @@ describe('stat cache', () => {
   })
 
   it('treats a path through a file as absent', async () => {
-    const cache = createStatCache()
+    const cache = createStatCache(DEFAULTS)
     const file = path.join(dir, 'plain.txt')
     await fs.writeFile(file, 'x')
     assert.equal(await cache.lookup(path.join(file, 'below')).promise, null)
   })
 
   it('shares one stat between concurrent lookups', async () => {
-    const cache = createStatCache()
+    const cache = createStatCache(DEFAULTS)
     const file = path.join(dir, 'shared.txt')
     await fs.writeFile(file, 'x')
     const a = cache.lookup(file)
@@ -82,7 +85,7 @@ describe('stat cache', () => {
 
   it('keeps no more than maxEntries, dropping the oldest', async () => {
     const c = clock()
-    const cache = createStatCache({ maxEntries: 3, now: c.now })
+    const cache = createStatCache({ ...DEFAULTS, maxEntries: 3, clock: c })
     const names = ['1', '2', '3', '4'].map((n) => path.join(dir, 'missing-' + n))
     for (const name of names) await cache.lookup(name).promise
     assert.equal(cache.size, 3)
@@ -91,35 +94,44 @@ describe('stat cache', () => {
   })
 
   it('does not keep errors other than absence', async () => {
-    const cache = createStatCache()
+    const cache = createStatCache(DEFAULTS)
     const long = path.join(dir, 'x'.repeat(5000))
     await assert.rejects(cache.lookup(long).promise, { code: 'ENAMETOOLONG' })
     assert.equal(cache.size, 0)
     await assert.rejects(cache.lookup(long).promise, { code: 'ENAMETOOLONG' })
   })
 
-  it('keeps nothing with a TTL of 0, nor after configure({ttl: 0})', async () => {
+  it('keeps nothing with a TTL of 0', async () => {
     const file = path.join(dir, 'zero.txt')
-    const cache = createStatCache({ ttl: 0 })
+    const cache = createStatCache({ ...DEFAULTS, ttl: 0 })
     assert.equal(await cache.lookup(file).promise, null)
     await fs.writeFile(file, 'z')
     const after = cache.lookup(file)
     assert.equal(after.cached, false)
     assert.equal((await after.promise).size, 1)
     assert.equal(cache.size, 0)
-    const configured = createStatCache({ ttl: 60000 })
-    await configured.lookup(file).promise
-    assert.equal(configured.lookup(file).cached, true)
-    configured.configure({ ttl: 0 })
-    assert.equal(configured.size, 0, 'what was known is dropped')
-    assert.equal(configured.lookup(file).cached, false)
+    assert.equal(cache.peek(file), undefined)
+  })
+
+  it('takes fresh stats within the TTL and keeps them for the next lookups', async () => {
+    const c = clock()
+    const cache = createStatCache({ ...DEFAULTS, clock: c })
+    const file = path.join(dir, 'fresh.txt')
+    await fs.writeFile(file, 'one')
+    assert.equal((await cache.lookup(file).promise).size, 3)
+    await fs.writeFile(file, 'three')
+    assert.equal((await cache.fresh(file)).size, 5)
+    const next = cache.lookup(file)
+    assert.equal(next.cached, true)
+    assert.equal((await next.promise).size, 5)
+    assert.equal(cache.peek(file).size, 5)
   })
 
   it('is not fooled by the system clock being set back', async (t) => {
     const realNow = Date.now
     let stepBack = 0
     t.mock.method(Date, 'now', () => realNow() - stepBack)
-    const cache = createStatCache({ ttl: 20 })
+    const cache = createStatCache({ ...DEFAULTS, ttl: 20 })
     const file = path.join(dir, 'clock.txt')
     assert.equal(await cache.lookup(file).promise, null)
     await fs.writeFile(file, 'c')
@@ -132,7 +144,7 @@ describe('stat cache', () => {
   })
 
   it('does not keep very long paths, so made-up ones cannot fill it with big keys', async () => {
-    const cache = createStatCache()
+    const cache = createStatCache(DEFAULTS)
     const long = path.join(dir, 'a/'.repeat(600), 'missing')
     assert.equal(await cache.lookup(long).promise, null)
     assert.equal(cache.lookup(long).cached, false)
@@ -141,11 +153,11 @@ describe('stat cache', () => {
 
   it('drops the entry taken longest ago, not the one first seen', async () => {
     const c = clock()
-    const cache = createStatCache({ ttl: 1000, maxEntries: 2, now: c.now })
+    const cache = createStatCache({ ...DEFAULTS, maxEntries: 2, clock: c })
     const [a, b, d] = ['a', 'b', 'd'].map((n) => path.join(dir, 'order-' + n))
     await cache.lookup(a).promise
     await cache.lookup(b).promise
-    c.t += 1000
+    c.t += 1001
     await cache.lookup(a).promise
     await cache.lookup(d).promise
     assert.equal(cache.lookup(a).cached, true, 'a was taken again after b')

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
-const { createTtlMap } = require('./ttl-map')
+const { createTimedCache } = require('./timed-cache')
 
 /**
  * The `followSymlinks` policy (SVR.JS followed every link, so a link in the
@@ -56,13 +56,13 @@ function trimTrailingSeparator (relative) {
  * judged anew at once. Without stats, or with a `ttl` of 0, every call is
  * judged. Errors are not remembered.
  * @param {((file: string) => Promise<boolean>) | null} mayFollow from createSymlinkPolicy
- * @param {{ttl?: number, maxEntries?: number}} [options]
+ * @param {{ttl: number, maxEntries: number}} options
  * @returns {((file: string, stat?: import('node:fs').Stats) => Promise<boolean>) | null}
  */
-function rememberVerdicts (mayFollow, { ttl = 1000, maxEntries = 4096 } = {}) {
+function rememberVerdicts (mayFollow, { ttl, maxEntries }) {
   if (mayFollow === null) return null
   if (ttl <= 0) return (file) => mayFollow(file)
-  const verdicts = createTtlMap({ ttl, maxEntries })
+  const verdicts = createTimedCache({ ttl, max: maxEntries })
   return async function mayFollowRemembered (file, stat) {
     if (stat === undefined) return mayFollow(file)
     const known = verdicts.get(file)

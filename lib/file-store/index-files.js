@@ -2,7 +2,7 @@
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
-const { createTtlMap } = require('./ttl-map')
+const { createTimedCache } = require('./timed-cache')
 
 const NO_INDEX = ''
 
@@ -13,11 +13,11 @@ const NO_INDEX = ''
  * stat of the index file instead of up to three in a row, and a
  * directory without one costs none.
  * @param {string[]} names in order of preference
- * @param {{ttl?: number, maxEntries?: number}} [options]
+ * @param {{ttl: number, maxEntries: number}} options
  * @returns {(dir: string) => Promise<{name: string, path: string, stat: import('node:fs').Stats} | null>}
  */
-function createIndexFinder (names, { ttl = 1000, maxEntries = 1024 } = {}) {
-  const known = createTtlMap({ ttl, maxEntries })
+function createIndexFinder (names, { ttl, maxEntries }) {
+  const known = createTimedCache({ ttl, max: maxEntries })
 
   return async function findIndex (dir) {
     const cached = known.get(dir)

@@ -1,0 +1,144 @@
+'use strict'
+
+const path = require('node:path')
+const mime = require('mime-types')
+const send = require('send')
+const { compileCacheControl } = require('./cache-control')
+const { sendCoded, sendCodedBody } = require('./coded-response')
+const { strongEtag } = require('./etag')
+const { statusForFsError } = require('./fs-errors')
+
+// send hands its options to fs.createReadStream: big files go in fewer,
+// larger reads and socket writes than the 64 KiB default.
+const READ_CHUNK_BYTES = 256 * 1024
+const VARIES_BY_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i
+// Whether the writer set Cache-Control on the response a send stream writes.
+const kCacheControl = Symbol('svr.static.cacheControl')
+
+/**
+ * The one writer of static files: sends a Representation of the file store
+ * (lib/file-store). The identity file read from disk goes through `send`
+ * (conditional requests, ranges, HEAD); a body held in memory is written
+ * at once; a coded one from a sidecar or an encoder by
+ * lib/static/coded-response.js. A refusal becomes the error page.
+ * @param {object} config
+ * @param {{respond: object, log: object}} shared
+ * @returns {{write: (req, res, rep: import('../file-store/representation').Representation) => void,
+ *   refuse: (req, res, status: number, err: Error|null) => void}}
+ */
+function createWriter (config, { respond, log }) {
+  const cacheControlFor = compileCacheControl(config.cacheControl)
+  const etags = config.enableETag
+  // send's `public, max-age=0` and weak ETag stay off: the writer sets
+  // Cache-Control from the rules and a strong ETag itself. Index files and
+  // dotfiles are settled before send sees a path.
+  const sendOptions = Object.freeze({ acceptRanges: true, cacheControl: false, etag: false, lastModified: true, highWaterMark: READ_CHUNK_BYTES })
+
+  function fail (req, res, status, err, setCacheControl) {
+    // A cacheable error page could outlive the file's repair by a year.
+    if (setCacheControl) res.removeHeader('Cache-Control')
+    if (status >= 500 && err !== null) log.error(req.method + ' ' + req.url + ' failed:', err)
+    respond.sendError(req, res, status, {
+      headers: err !== null ? err.headers : undefined,
+      error: status >= 500 && err !== null ? err : undefined
+    })
+  }
+
+  // `this` is the send stream: a listener shared by every request.
+  function onSendError (err) {
+    const status = typeof err.code === 'string' ? statusForFsError(err) : err.status || 500
+    fail(this.req, this.res, status, err, this[kCacheControl])
+  }
+
+  function sendIdentity (req, res, rep, setCacheControl) {
+    const stream = send(req, rep.urlPath, sendOptions)
+    // send's public send(path, stat) transfers a file stat'ed already. It
+    // writes to `res`, which pipe() would set before stat'ing it once more.
+    stream.res = res
+    stream[kCacheControl] = setCacheControl
+    stream.on('error', onSendError)
+    if (etags) stream.on('headers', setStrongEtag)
+    stream.send(rep.file, rep.stat)
+  }
+
+  // The whole 200 that send would write for a request without ranges or
+  // preconditions, in the same header order, from memory.
+  function sendHeld (req, res, rep) {
+    const headers = rep.held.headers || heldHeaders(rep.held, rep.file)
+    if (etags) res.setHeader('ETag', headers.etag)
+    if (!res.getHeader('Accept-Ranges')) res.setHeader('Accept-Ranges', 'bytes')
+    if (!res.getHeader('Last-Modified')) res.setHeader('Last-Modified', headers.lastModified)
+    if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', headers.type)
+    res.setHeader('Content-Length', rep.body.length)
+    if (req.method === 'HEAD') res.end()
+    else res.end(rep.body)
+  }
+
+  function sendInCoding (req, res, rep, setCacheControl) {
+    if (rep.body !== null) {
+      const status = sendCodedBody(req, res, rep, etags)
+      if (status !== 0) fail(req, res, status, null, setCacheControl)
+      return
+    }
+    sendCoded(req, res, rep, etags).then((status) => {
+      if (status !== 0) fail(req, res, status, null, setCacheControl)
+    }, (err) => fail(req, res, 500, err, setCacheControl))
+  }
+
+  /**
+   * @param {import('node:http').IncomingMessage} req GET or HEAD
+   * @param {import('node:http').ServerResponse} res
+   * @param {import('../file-store/representation').Representation} rep
+   */
+  function write (req, res, rep) {
+    if (rep.status !== 0) {
+      fail(req, res, rep.status, rep.error, false)
+      return
+    }
+    res.setHeader('X-Content-Type-Options', 'nosniff')
+    const cacheControl = cacheControlFor === null ? null : cacheControlFor(rep.urlPath)
+    if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
+    if (rep.negotiable !== null) addVary(res)
+    if (rep.coding !== null) sendInCoding(req, res, rep, cacheControl !== null)
+    else if (rep.body !== null) sendHeld(req, res, rep)
+    else sendIdentity(req, res, rep, cacheControl !== null)
+  }
+
+  // A 404 costs no representation.
+  function refuse (req, res, status, err) {
+    fail(req, res, status, err, false)
+  }
+
+  return { write, refuse }
+}
+
+// Header values of a held body, computed once for the entry.
+function heldHeaders (entry, file) {
+  entry.headers = {
+    etag: strongEtag(entry.stat, ''),
+    lastModified: entry.stat.mtime.toUTCString(),
+    type: mime.contentType(path.extname(file)) || 'application/octet-stream'
+  }
+  return entry.headers
+}
+
+// A 'headers' listener of send: the strong tag replaces send's weak one,
+// early enough for send's own conditional and If-Range checks to use it.
+function setStrongEtag (res, file, stat) {
+  res.setHeader('ETag', strongEtag(stat, ''))
+}
+
+/**
+ * Add Accept-Encoding to Vary, keeping what customHeaders put there.
+ * @param {import('node:http').ServerResponse} res
+ */
+function addVary (res) {
+  const vary = res.getHeader('Vary')
+  if (vary === undefined) {
+    res.setHeader('Vary', 'Accept-Encoding')
+  } else if (!VARIES_BY_ENCODING.test(String(vary))) {
+    res.setHeader('Vary', vary + ', Accept-Encoding')
+  }
+}
+
+module.exports = { createWriter }
