@@ -11,21 +11,9 @@ const fc = require('fast-check')
 const { compileHostMatcher, compileLocalIpMatcher } = require('../../lib/util/vhost')
 const { headerObject } = require('../../lib/custom-headers')
 const { sitesFor, siteConfig } = require('../helpers/site')
+const { entry: scope, hostname, local, entryFits: fits } = require('../helpers/vhost-arbitraries')
 
 const RUNS = 1500
-
-const label = fc.constantFrom('a', 'b', 'www', 'example', 'com', '')
-const name = fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.'))
-const pattern = fc.oneof(
-  fc.constantFrom(undefined, '', '*', '*.', 'A.Example.COM:8080', '[::1]:80', '*.*.com'),
-  name,
-  name.map((n) => '*.' + n),
-  name.map((n) => n.toUpperCase() + ':443')
-)
-const ip = fc.constantFrom(undefined, undefined, '*', '127.0.0.1', '::ffff:127.0.0.2', '::1')
-const scope = fc.record({ host: pattern, ip }, { requiredKeys: [] })
-const hostname = fc.oneof(name, fc.constantFrom('', '.', '..', '::1', 'a.example.com', '*.com'))
-const local = fc.constantFrom('127.0.0.1', '127.0.0.2', '::1', '')
 
 const list = (extra) => fc.array(fc.tuple(scope, extra).map(([where, fields]) => ({ ...where, ...fields })), { maxLength: 8 })
 const config = fc.record({
@@ -38,12 +26,6 @@ const config = fc.record({
   rewriteMap: list(fc.constant({ definingRegex: '/^\\/x/' })),
   nonStandardCodes: list(fc.constantFrom({ scode: 403, url: '/x' }, { scode: 401, url: '/y' }))
 })
-
-function fits (entry, host, localAddress) {
-  const hostOk = compileHostMatcher(entry.host)
-  const ipOk = compileLocalIpMatcher(entry.ip)
-  return (hostOk === null || hostOk(host)) && (ipOk === null || ipOk(localAddress))
-}
 
 // What the loop over every list gives, in the terms of a Site.
 function naiveSite (cfg, host, localAddress) {
