@@ -3,7 +3,7 @@
 const { reasonPhrase } = require('./respond')
 const { countMalformed } = require('./stats')
 const { logRejectedRequest } = require('./logging/access-log')
-const { compileCustomHeaders } = require('./custom-headers')
+const { compileHeaderSet } = require('./custom-headers')
 
 // nginx answers a request line longer than its header buffer (8 KiB) with 414.
 const MAX_REQUEST_LINE = 8192
@@ -34,7 +34,7 @@ const STATUS_BY_CODE = {
  */
 function rawHeaderLines (config, serverString) {
   let lines = ''
-  for (const [name, value] of compileCustomHeaders(config, serverString).base.fixed) {
+  for (const [name, value] of compileHeaderSet(config.customHeaders, null, serverString).fixed) {
     if (!RAW_PAGE_HEADERS.has(name.toLowerCase())) lines += name + ': ' + value + '\r\n'
   }
   return lines

@@ -5,6 +5,8 @@ const { socketAddresses, requestHostname, normalizeHostHeader } = require('./uti
 const { resolveClientAddress } = require('./access/client-address')
 const { attachContext } = require('./logging/access-log')
 
+const kContext = Symbol('svr.context')
+
 /**
  * Per-request state shared by the stages. Every field exists from the start
  * so that all contexts have one shape (V8 keeps such objects fast).
@@ -29,6 +31,12 @@ class RequestContext {
     this.localAddress = addresses.local
     normalizeHostHeader(req)
     this.hostname = requestHostname(req)
+    // What the virtual-host entries say about this host and local address,
+    // picked once here (lib/site.js); shared.sites is absent only in tests
+    // that make a context by hand.
+    this.site = shared.sites === undefined ? null : shared.sites.resolve(this.hostname, this.localAddress)
+    // The `{path}` headers are set (lib/custom-headers.js sendPathHeaders).
+    this.pathHeadersSet = false
     // Arrived over TLS (HTTPS or HTTP/2), not on the plain-HTTP server.
     this.secure = req.socket.encrypted === true
     this.decodedPath = null
@@ -45,6 +53,7 @@ class RequestContext {
     // Stays last: a trusted proxy's id is adopted only when the fields
     // above have established that the peer is one.
     this.requestId = attachContext(req, this)
+    req[kContext] = this
   }
 }
 
@@ -56,6 +65,17 @@ class RequestContext {
  */
 function createContext (req, options, shared) {
   return new RequestContext(req, options, shared)
+}
+
+/**
+ * The context made for a request, for code that is handed only the request
+ * (the responder).
+ * @param {import('node:http').IncomingMessage} req
+ * @returns {RequestContext|null} null before the pipeline made one
+ */
+function contextOf (req) {
+  const ctx = req[kContext]
+  return ctx === undefined ? null : ctx
 }
 
 /**
@@ -136,4 +156,4 @@ function toFsPath (root, decoded) {
   return path.join(root, decoded)
 }
 
-module.exports = { createContext, statOnce, knownStat, statFresh, toFsPath, RequestContext }
+module.exports = { createContext, contextOf, statOnce, knownStat, statFresh, toFsPath, RequestContext }

@@ -1,12 +1,8 @@
 'use strict'
 
-const { HostIndex } = require('./util/host-index')
+const { fixRawBytes } = require('./util/sanitize-path')
 
 const PATH_PLACEHOLDER = '{path}'
-
-// Both the headers stage and the stages that change req.url need the same
-// compiled sets; one per configuration object and worker is enough.
-const compiled = new WeakMap()
 
 /**
  * One resolved header set: the headers whose value never changes, and those
@@ -20,6 +16,14 @@ class HeaderSet {
   }
 }
 
+/**
+ * `customHeaders` merged with one `customHeadersVHost` entry's headers, and
+ * `Server` on top, compiled once per worker.
+ * @param {object|undefined} base the config's customHeaders
+ * @param {object|null|undefined} extra a vhost entry's headers
+ * @param {string} serverString value of the Server header
+ * @returns {HeaderSet}
+ */
 function compileHeaderSet (base, extra, serverString) {
   // Header names are case-insensitive: a vhost `x-test` replaces a global `X-Test`.
   const byName = new Map()
@@ -38,63 +42,41 @@ function compileHeaderSet (base, extra, serverString) {
   return new HeaderSet(fixed, withPath)
 }
 
-function compile (config, serverString) {
-  const base = compileHeaderSet(config.customHeaders, null, serverString)
-  const vhosts = config.customHeadersVHost.map((entry) => ({
-    set: compileHeaderSet(config.customHeaders, entry.headers, serverString)
-  }))
-  const hasPathHeaders = base.withPath.length !== 0 || vhosts.some((entry) => entry.set.withPath.length !== 0)
-  return { base, vhosts, index: new HostIndex(config.customHeadersVHost), hasPathHeaders }
-}
-
 /**
- * `customHeaders`, the first matching `customHeadersVHost` entry and
- * `Server`, compiled once per configuration.
- * @param {object} config validated configuration
- * @param {string} serverString value of the Server header
- * @returns {{base: HeaderSet, vhosts: Array<{set: HeaderSet}>, index: HostIndex, hasPathHeaders: boolean}}
- */
-function compileCustomHeaders (config, serverString) {
-  let entry = compiled.get(config)
-  if (entry === undefined || entry.serverString !== serverString) {
-    entry = { serverString, headers: compile(config, serverString) }
-    compiled.set(config, entry)
-  }
-  return entry.headers
-}
-
-/**
- * The header set that applies to a request.
- * @param {ReturnType<typeof compileCustomHeaders>} headers
- * @param {{hostname: string, localAddress: string}} ctx
- * @returns {HeaderSet}
- */
-function selectHeaderSet (headers, ctx) {
-  if (headers.vhosts.length === 0) return headers.base
-  const number = headers.index.first(ctx.hostname, ctx.localAddress)
-  return number === -1 ? headers.base : headers.vhosts[number].set
-}
-
-/**
- * Set every header of a set, with `{path}` replaced by `url`.
+ * Set the headers of a set whose value does not name the path.
  * @param {import('node:http').ServerResponse} res
  * @param {HeaderSet} set
- * @param {string} url current request URL (path and query)
  */
-function setHeaders (res, set, url) {
+function setFixedHeaders (res, set) {
   for (const [name, value] of set.fixed) res.setHeader(name, value)
-  setPathHeaders(res, set, url)
 }
 
 /**
- * Set again only the headers that contain `{path}`: after the request URL
- * changed (dirty-URL rewrite, rewriteMap, postfix), they name the new one.
+ * Set the headers of a set whose value holds `{path}`, naming `url`.
  * @param {import('node:http').ServerResponse} res
  * @param {HeaderSet} set
- * @param {string} url current request URL (path and query)
+ * @param {string} url request URL (path and query)
  */
 function setPathHeaders (res, set, url) {
   for (const [name, parts] of set.withPath) res.setHeader(name, parts.join(url))
+}
+
+/**
+ * The `{path}` headers of the request's site, set once per request: by the
+ * first answer, or where the URL is final (after the rewrite stage), so
+ * that they name the URL as it is when the request is answered. Requests
+ * of the proxy pipeline carry no custom headers.
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ * @param {{site: {headers: HeaderSet}, pathHeadersSet: boolean, isProxy: boolean}} ctx
+ */
+function sendPathHeaders (req, res, ctx) {
+  if (ctx.pathHeadersSet) return
+  ctx.pathHeadersSet = true
+  const set = ctx.site.headers
+  if (set.withPath.length === 0 || ctx.isProxy) return
+  // The raw target may hold latin-1 bytes; the sanitize stage makes the same fix.
+  setPathHeaders(res, set, fixRawBytes(req.url))
 }
 
 /**
@@ -111,16 +93,4 @@ function headerObject (set, url) {
   return headers
 }
 
-/**
- * For the stages that change req.url: point the `{path}` headers of the
- * request's set at the new URL; nothing to do for most configurations.
- * @param {import('node:http').ServerResponse} res
- * @param {ReturnType<typeof compileCustomHeaders>} headers
- * @param {{hostname: string, localAddress: string}} ctx
- * @param {string} url the new request URL (path and query)
- */
-function refreshPathHeaders (res, headers, ctx, url) {
-  if (headers.hasPathHeaders) setPathHeaders(res, selectHeaderSet(headers, ctx), url)
-}
-
-module.exports = { compileCustomHeaders, selectHeaderSet, setHeaders, setPathHeaders, refreshPathHeaders, headerObject }
+module.exports = { compileHeaderSet, setFixedHeaders, setPathHeaders, sendPathHeaders, headerObject }

@@ -3,6 +3,7 @@
 const { createContext } = require('./context')
 const { createFileStore } = require('./file-store')
 const { createResponder } = require('./respond')
+const { createSiteResolver } = require('./site')
 const { serverString } = require('./version')
 const { countRequest } = require('./stats')
 const { createHeadersStage } = require('./stages/headers')
@@ -12,6 +13,7 @@ const { createBlocklistStage } = require('./stages/blocklist')
 const { createSanitizeStage } = require('./stages/sanitize')
 const { createHttpsRedirectStage } = require('./stages/https-redirect')
 const { createRewriteStage } = require('./stages/rewrite')
+const { createPathHeadersStage } = require('./stages/path-headers')
 const { createForbiddenStage } = require('./stages/forbidden')
 const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
 const { createAuthStage } = require('./stages/auth')
@@ -42,6 +44,7 @@ const STAGES = [
   createSanitizeStage,
   createHttpsRedirectStage, // only requests on the plain-HTTP server of a secure setup
   createRewriteStage,
+  createPathHeadersStage, // the URL is final: no later stage changes it
   createForbiddenStage, // access rules judge the rewritten path
   createNonStandardCodesStage,
   // Basic auth (401 entries) before the trailing-slash redirect, so
@@ -77,6 +80,8 @@ function createShared (options, log) {
   const shared = {
     log,
     serverString: serverString(options.config),
+    // The virtual-host entries, resolved once per request (ctx.site).
+    sites: null,
     respond: null,
     // What the worker knows of the webroot's files: stats, index files,
     // symlink verdicts, sidecars and small bodies (lib/file-store).
@@ -88,6 +93,7 @@ function createShared (options, log) {
     links: [],
     handlers: []
   }
+  shared.sites = createSiteResolver(options.config, shared.serverString)
   shared.respond = createResponder(options, shared)
   shared.links = createLinks(options, shared)
   shared.handlers = shared.links.map((link) => link.version === undefined ? link.name : link.name + ' ' + link.version)
@@ -106,6 +112,9 @@ function createPipeline (options, log) {
   const proxyStages = buildStages(PROXY_STAGES, options, shared)
   const proxying = shared.links.some((link) => typeof link.proxyRequest === 'function')
   const setCustomHeaders = createHeadersStage(options, shared)
+  // What the headers stage needs of a request that has no target (an
+  // HTTP/2 CONNECT): only entries for any host and address apply.
+  const noTarget = { site: shared.sites.resolve('', '') }
   function handleRequest (req, res) {
     countRequest(res)
     const ctx = createContext(req, options, shared)
@@ -120,17 +129,13 @@ function createPipeline (options, log) {
   // HTTP/2 CONNECT) carry Server and the custom headers like any other.
   function sendError (req, res, status) {
     countRequest(res)
-    const ctx = typeof req.url === 'string' ? createContext(req, options, shared) : NO_HOST
+    const ctx = typeof req.url === 'string' ? createContext(req, options, shared) : noTarget
     setCustomHeaders(req, res, ctx)
     shared.respond.sendError(req, res, status)
   }
   const handleConnect = createConnectHandler(options, shared)
   return { handleRequest, sendError, handleConnect, handlers: shared.handlers, lifecycle: shared.lifecycle }
 }
-
-// What the headers stage needs of a request that has no target (an HTTP/2
-// CONNECT): only entries for any host and address apply.
-const NO_HOST = Object.freeze({ hostname: '', localAddress: '' })
 
 function buildStages (factories, options, shared) {
   const stages = []

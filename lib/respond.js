@@ -4,9 +4,10 @@ const http = require('node:http')
 const path = require('node:path')
 const { escapeHtml } = require('./util/escape-html')
 const { createFileCache } = require('./util/file-cache')
-const { compileHostMatcher, compileLocalIpMatcher, requestHostname } = require('./util/vhost')
 const { DESCRIPTIONS, EXTRA_REASONS } = require('./error-descriptions')
 const { requestIdOf } = require('./logging/access-log')
+const { contextOf } = require('./context')
+const { sendPathHeaders } = require('./custom-headers')
 
 // Headers describing a representation that an error page replaces.
 const REPRESENTATION_HEADERS = ['Content-Encoding', 'Content-Language', 'Content-Range', 'ETag', 'Last-Modified',
@@ -27,20 +28,16 @@ function reasonPhrase (status) {
 /**
  * The only writer of error pages and redirects. Everything that depends on
  * the configuration (template rules, contact line, server string) is worked
- * out here once per worker.
+ * out here once per worker. Which errorPages entries apply, and the
+ * `{path}` headers, come from the request's site (lib/site.js).
  * @param {object} options runtime options
- * @param {{serverString: string, log: object}} shared
+ * @param {{serverString: string, log: object, sites?: object}} shared
  */
 function createResponder (options, shared) {
   const { config } = options
   const root = config.wwwroot
   const templates = createFileCache({ ttl: 1000 })
-  const rules = config.errorPages.map((entry) => ({
-    scode: entry.scode,
-    file: path.resolve(root, entry.path),
-    host: compileHostMatcher(entry.host),
-    ip: compileLocalIpMatcher(entry.ip)
-  }))
+  const rules = config.errorPages.map((entry) => ({ scode: entry.scode, file: path.resolve(root, entry.path) }))
   const page404 = config.page404 ? path.resolve(root, config.page404) : null
   const contact = escapeHtml(config.serverAdministratorEmail).replace(/\./g, '[dot]').replace(/@/g, '[at]')
   // Per status, the templates every request falls back on: page404 for a
@@ -113,6 +110,7 @@ function createResponder (options, shared) {
     const body = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>' + status + ' ' +
       reasonPhrase(status) + '</title></head><body><p>Redirecting to <a href="' + escapeHtml(location) + '">' +
       escapeHtml(location) + '</a></p></body></html>\n'
+    answerPathHeaders(req, res)
     res.statusCode = status
     res.setHeader('Location', location)
     res.setHeader('Content-Type', 'text/html; charset=utf-8')
@@ -121,6 +119,19 @@ function createResponder (options, shared) {
   }
 
   return { sendError, redirect }
+}
+
+// The site of a request the pipeline has not seen (an HTTP/2 CONNECT)
+// comes from its Host header.
+function siteOf (base, req) {
+  const ctx = contextOf(req)
+  return ctx !== null ? ctx.site : base.shared.sites.forRequest(req)
+}
+
+// An answer made before the URL is final names it as it is now.
+function answerPathHeaders (req, res) {
+  const ctx = contextOf(req)
+  if (ctx !== null) sendPathHeaders(req, res, ctx)
 }
 
 function lateReason (extra) {
@@ -138,13 +149,9 @@ function lateReason (extra) {
 function templateFiles (base, req, status) {
   if (base.rules.length === 0) return base.fallbacks[status]
   const files = []
-  const hostname = requestHostname(req)
-  const local = req.socket.localAddress
-  for (const rule of base.rules) {
-    if (rule.scode !== status) continue
-    if (rule.host !== null && !rule.host(hostname)) continue
-    if (rule.ip !== null && !rule.ip(local)) continue
-    files.push(rule.file)
+  for (const number of siteOf(base, req).errorPages) {
+    const rule = base.rules[number]
+    if (rule.scode === status) files.push(rule.file)
   }
   return files.length === 0 ? base.fallbacks[status] : files.concat(base.fallbacks[status])
 }
@@ -213,6 +220,7 @@ function builtInPage (values, loadError) {
 }
 
 function writePage (req, res, status, body, headers, builtIn) {
+  answerPathHeaders(req, res)
   for (const name of REPRESENTATION_HEADERS) res.removeHeader(name)
   res.statusCode = status
   res.setHeader('Content-Type', 'text/html; charset=utf-8')

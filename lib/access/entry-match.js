@@ -1,48 +1,45 @@
 'use strict'
 
 const { parseRegexString } = require('../config/regex')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
-
-const SLASH_RUNS = /\/{2,}/g
+const { isScoped } = require('../util/vhost')
+const { collapseAllSlashes } = require('../util/collapse-slashes')
 
 /**
  * How a `nonStandardCodes` entry selects requests, shared by the
- * status-code entries and the 401 (Basic auth) ones: `host` and `ip` (the
- * local address) must fit, then the `regex` is tried on path + query and on
- * the slash-collapsed path, or the `url` must equal the slash-collapsed
- * path, percent-encoded or decoded. Compiled once per worker.
+ * status-code entries and the 401 (Basic auth) ones: its `host` and `ip`
+ * (the local address) must fit the request's site, then the `regex` is
+ * tried on path + query and on the slash-collapsed path, or the `url` must
+ * equal the slash-collapsed path, percent-encoded or decoded. Compiled once
+ * per worker.
  * @param {object} entry
- * @returns {{regex: RegExp|null, url: string|null, host: Function|null, ip: Function|null}}
+ * @param {number} number the entry's position in `nonStandardCodes`
+ * @returns {{regex: RegExp|null, url: string|null, number: number, scoped: boolean}}
  */
-function compileEntryMatch (entry) {
+function compileEntryMatch (entry, number) {
   return {
     regex: entry.regex === undefined ? null : parseRegexString(entry.regex),
-    url: entry.url === undefined ? null : collapseSlashes(entry.url),
-    host: compileHostMatcher(entry.host),
-    ip: compileLocalIpMatcher(entry.ip)
+    url: entry.url === undefined ? null : collapseAllSlashes(entry.url),
+    number,
+    // With a host or ip: applies only to the sites it names (ctx.site.scopedCodes).
+    scoped: isScoped(entry)
   }
 }
 
 /**
  * @param {object} match from compileEntryMatch
- * @param {{hostname: string, localAddress: string, decodedPath: string|null}} ctx
+ * @param {{site: import('../site').Site, decodedPath: string|null}} ctx
  * @param {string} url the request's path + query
  * @param {string} href its slash-collapsed path
  * @returns {boolean}
  */
 function entryMatches (match, ctx, url, href) {
-  if (match.host !== null && !match.host(ctx.hostname)) return false
-  if (match.ip !== null && !match.ip(ctx.localAddress)) return false
+  if (match.scoped && !ctx.site.scopedCodes.has(match.number)) return false
   if (match.regex !== null) {
     // String#search starts at 0 whatever lastIndex a g or y regex holds.
     return url.search(match.regex) !== -1 || href.search(match.regex) !== -1
   }
   if (match.url === href) return true
-  return ctx.decodedPath !== null && match.url === collapseSlashes(ctx.decodedPath)
+  return ctx.decodedPath !== null && match.url === collapseAllSlashes(ctx.decodedPath)
 }
 
-function collapseSlashes (p) {
-  return p.indexOf('//') === -1 ? p : p.replace(SLASH_RUNS, '/')
-}
-
-module.exports = { compileEntryMatch, entryMatches, collapseSlashes }
+module.exports = { compileEntryMatch, entryMatches }

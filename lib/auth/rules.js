@@ -1,6 +1,7 @@
 'use strict'
 
-const { compileEntryMatch, entryMatches, collapseSlashes } = require('../access/entry-match')
+const { compileEntryMatch, entryMatches } = require('../access/entry-match')
+const { collapseAllSlashes } = require('../util/collapse-slashes')
 
 const DEFAULT_REALM = 'Restricted area'
 const QUOTED_SPECIALS = /["\\]/g
@@ -14,13 +15,15 @@ const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/g // eslint-disable-line no-control-re
  * @returns {object[]} one rule per 401 entry, in order
  */
 function compileAuthRules (entries) {
-  return entries.filter((entry) => entry.scode === 401).map(compileAuthRule)
+  const numbers = []
+  entries.forEach((entry, number) => { if (entry.scode === 401) numbers.push(number) })
+  return numbers.map((number, id) => compileAuthRule(entries[number], number, id))
 }
 
-function compileAuthRule (entry, id) {
+function compileAuthRule (entry, number, id) {
   return {
     id,
-    match: compileEntryMatch(entry),
+    match: compileEntryMatch(entry, number),
     userList: entry.userList === undefined ? null : new Set(entry.userList),
     throttled: !entry.disableBruteProtection,
     challenge: Object.freeze({ 'WWW-Authenticate': challengeFor(entry.realm) })
@@ -41,13 +44,12 @@ function challengeFor (realm) {
 
 /**
  * @param {object[]} rules from compileAuthRules
- * @param {{pathname: string, search: string, decodedPath: string|null,
- *   hostname: string, localAddress: string}} ctx
+ * @param {{pathname: string, search: string, decodedPath: string|null, site: import('../site').Site}} ctx
  * @returns {object|null} the first rule that applies to the request
  */
 function findAuthRule (rules, ctx) {
   const url = ctx.pathname + ctx.search
-  const href = collapseSlashes(ctx.pathname)
+  const href = collapseAllSlashes(ctx.pathname)
   for (const rule of rules) {
     if (entryMatches(rule.match, ctx, url, href)) return rule
   }

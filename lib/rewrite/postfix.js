@@ -1,19 +1,18 @@
 'use strict'
 
 const { parseRegexString } = require('../config/regex')
-const { HostIndex } = require('../util/host-index')
 
 /**
  * `wwwrootPostfixesVHost` and `wwwrootPostfixPrefixesVHost`: serve a host
  * from a sub-directory of the webroot by inserting `/<postfix>` at the start
- * of the URL, or after the first matching prefix (e.g. `/cgi-bin`).
+ * of the URL, or after the first matching prefix (e.g. `/cgi-bin`). The
+ * entry is the first for the request's host and address (ctx.site.postfix).
  * @param {object} config validated configuration
  * @returns {((url: string, ctx) => string|null) | null} the URL with the
  *   postfix (null: no entry applies); null when no entries are configured
  */
 function compilePostfixes (config) {
   if (config.wwwrootPostfixesVHost.length === 0) return null
-  const index = new HostIndex(config.wwwrootPostfixesVHost)
   const entries = config.wwwrootPostfixesVHost.map((entry) => ({
     insert: '/' + entry.postfix,
     skip: entry.skipRegex === undefined ? null : parseRegexString(entry.skipRegex)
@@ -21,16 +20,16 @@ function compilePostfixes (config) {
   const prefixes = config.wwwrootPostfixPrefixesVHost.map(compilePrefix)
 
   return function addPostfix (url, ctx) {
-    const entry = findEntry(index, entries, url, ctx)
+    const entry = findEntry(entries, url, ctx)
     if (entry === null) return null
     const at = prefixLength(prefixes, url)
     return url.slice(0, at) + entry.insert + url.slice(at)
   }
 }
 
-// The first entry for the host and local address; none when its skipRegex matches.
-function findEntry (index, entries, url, ctx) {
-  const number = index.first(ctx.hostname, ctx.localAddress)
+// The site's entry; none when its skipRegex matches.
+function findEntry (entries, url, ctx) {
+  const number = ctx.site.postfix
   if (number === -1) return null
   const entry = entries[number]
   // search() ignores lastIndex, so a g or y flag cannot make it skip a match.

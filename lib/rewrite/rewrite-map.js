@@ -1,7 +1,8 @@
 'use strict'
 
 const { parseRegexString } = require('../config/regex')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
+const { isScoped } = require('../util/vhost')
+const { collapseSlashes } = require('../util/collapse-slashes')
 
 /**
  * Compile `rewriteMap` once: every regex, host and ip matcher.
@@ -9,17 +10,18 @@ const { compileHostMatcher, compileLocalIpMatcher } = require('../util/vhost')
  * @returns {RewriteRule[]}
  */
 function compileRewriteMap (rewriteMap) {
-  return rewriteMap.map((rule) => new RewriteRule(rule))
+  return rewriteMap.map((rule, number) => new RewriteRule(rule, number))
 }
 
 /** @private */
 class RewriteRule {
-  constructor (rule) {
+  constructor (rule, number) {
+    this.number = number
+    // With a host or ip: applies only to the sites it names (ctx.site.scopedRewrites).
+    this.scoped = isScoped(rule)
     this.test = parseRegexString(rule.definingRegex)
     this.replacements = (rule.replacements || []).map((entry) => [parseRegexString(entry.regex), entry.replacement])
     this.append = rule.append || ''
-    this.host = compileHostMatcher(rule.host)
-    this.ip = compileLocalIpMatcher(rule.ip)
     this.isNotFile = rule.isNotFile === true
     this.isNotDirectory = rule.isNotDirectory === true
     this.needsStat = this.isNotFile || this.isNotDirectory
@@ -31,12 +33,11 @@ class RewriteRule {
  * Whether a rule applies to a request, apart from its file conditions.
  * @param {RewriteRule} rule
  * @param {string} url path and query the rule is tested on
- * @param {{hostname: string, localAddress: string}} ctx
+ * @param {{site: import('../site').Site}} ctx
  * @returns {boolean}
  */
 function ruleMatches (rule, url, ctx) {
-  if (rule.host !== null && !rule.host(ctx.hostname)) return false
-  if (rule.ip !== null && !rule.ip(ctx.localAddress)) return false
+  if (rule.scoped && !ctx.site.scopedRewrites.has(rule.number)) return false
   // search() ignores lastIndex, so a g or y flag cannot make it skip a match.
   return url.search(rule.test) !== -1
 }
@@ -68,26 +69,6 @@ function applyRule (rule, url) {
     result = result.replace(regex, replacement)
   }
   return result + rule.append
-}
-
-/**
- * The path with every run of slashes collapsed, for rules that do not ask
- * for double slashes while allowDoubleSlashes keeps them in the URL.
- * @param {string} url path and query
- * @returns {string}
- */
-function collapseSlashes (url) {
-  let query = url.indexOf('?')
-  if (query === -1) query = url.length
-  let out = ''
-  let from = 0
-  for (let i = 1; i < query; i++) {
-    if (url.charCodeAt(i) === 47 && url.charCodeAt(i - 1) === 47) {
-      out += url.slice(from, i)
-      from = i + 1
-    }
-  }
-  return from === 0 ? url : out + url.slice(from)
 }
 
 module.exports = { compileRewriteMap, ruleMatches, statAllows, applyRule, collapseSlashes }

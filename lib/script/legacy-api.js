@@ -5,7 +5,7 @@ const { createPostDataParser } = require('./post-data')
 const { legacyUrlObject } = require('./url-object')
 const { compileHostMatcher } = require('../util/vhost')
 const { LEGACY_NAMES } = require('./names')
-const { compileCustomHeaders, selectHeaderSet, headerObject } = require('../custom-headers')
+const { headerObject } = require('../custom-headers')
 const { requestIdOf } = require('../logging/access-log')
 
 const kWriteHead = Symbol('svr.writeHead')
@@ -24,7 +24,6 @@ function createLegacyApi (options, shared) {
   const configJSON = publicConfig(config)
   const serverconsole = createServerConsole(shared.log)
   const parsePostDataFor = createPostDataParser(options, shared)
-  const headerSets = compileCustomHeaders(config, shared.serverString)
 
   function argumentsFor (req, res, ctx, elseCallback) {
     const { respond } = shared
@@ -45,7 +44,7 @@ function createLegacyApi (options, shared) {
       req, res, serverconsole, responseEnd, ctx.pathname, extensionOf(ctx.pathname),
       legacyUrlObject(req, ctx), ctx.search, 'index.html', configJSON.users, config.page404,
       chrome.head, chrome.foot, '', elseCallback, configJSON, callServerError,
-      () => headerObject(selectHeaderSet(headerSets, ctx), req.url), ctx.origHref, redirect,
+      () => headerObject(ctx.site.headers, req.url), ctx.origHref, redirect,
       parsePostDataFor(req, res, ctx), ctx.authUser
     ]
   }

@@ -1,5 +1,7 @@
 'use strict'
 
+const { sendPathHeaders } = require('../custom-headers')
+
 const ALLOW = 'GET, HEAD'
 const BODY = { ok: 'ok\n', starting: 'starting\n', draining: 'draining\n' }
 
@@ -22,6 +24,7 @@ function createHealthStage (options, shared) {
     if (req.url !== target) return false
     const state = lifecycle.state()
     let body = BODY[state]
+    sendPathHeaders(req, res, ctx)
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.statusCode = 405
       res.setHeader('Allow', ALLOW)

@@ -4,7 +4,6 @@ const crypto = require('node:crypto')
 const path = require('node:path')
 const { statFresh } = require('../context')
 const { createFileCache } = require('../util/file-cache')
-const { HostIndex } = require('../util/host-index')
 const { decodePath } = require('../util/sanitize-path')
 const { statusForFsError } = require('../static/fs-errors')
 const { checkPreconditions } = require('../static/conditional')
@@ -27,7 +26,8 @@ const DISABLED = Object.freeze({ description: 'Directory listing is disabled on 
 /**
  * Directory listings: a directory without an index file
  * gets an HTML page of its entries when `enableDirectoryListing` (or the
- * first matching `enableDirectoryListingVHost` entry) allows it, else 403.
+ * first matching `enableDirectoryListingVHost` entry: ctx.site.listing)
+ * allows it, else 403.
  * Pages are cached per directory and URL path and served from memory while
  * the directory's mtime and its header files are unchanged.
  * @param {object} options runtime options
@@ -37,7 +37,6 @@ const DISABLED = Object.freeze({ description: 'Directory listing is disabled on 
 function createListingStage (options, shared) {
   const { config } = options
   const { respond, log } = shared
-  const enabledFor = compileListingSwitch(config)
   const files = createFileCache({ ttl: RECHECK_MS, maxEntries: 1024 })
   const pages = createPageCache({ maxEntries: 256, maxBytes: 32 * 1024 * 1024 })
   const site = config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null
@@ -143,7 +142,7 @@ function createListingStage (options, shared) {
     // must be today's, not the stat cache's.
     const stat = await statFresh(ctx)
     if (stat === null || !stat.isDirectory()) return false
-    if (!enabledFor(ctx)) {
+    if (!ctx.site.listing) {
       respond.sendError(req, res, 403, DISABLED)
       return true
     }
@@ -173,21 +172,6 @@ function pageTag (body) {
 }
 
 const EMPTY = Buffer.alloc(0)
-
-/**
- * @param {object} config
- * @returns {(ctx) => boolean} whether listings are on for the request's host
- */
-function compileListingSwitch (config) {
-  const fallback = config.enableDirectoryListing
-  const rules = config.enableDirectoryListingVHost
-  if (rules.length === 0) return () => fallback
-  const index = new HostIndex(rules)
-  return function listingEnabled (ctx) {
-    const number = index.first(ctx.hostname, ctx.localAddress)
-    return number === -1 ? fallback : rules[number].enabled
-  }
-}
 
 function sameChrome (a, b) {
   return a.head === b.head && a.foot === b.foot && a.maindesc === b.maindesc &&

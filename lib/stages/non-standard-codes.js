@@ -1,6 +1,7 @@
 'use strict'
 
-const { compileEntryMatch, entryMatches, collapseSlashes } = require('../access/entry-match')
+const { compileEntryMatch, entryMatches } = require('../access/entry-match')
+const { collapseAllSlashes } = require('../util/collapse-slashes')
 const { compileAddressList } = require('../access/address-list')
 
 const REDIRECTS = new Set([301, 302, 307, 308])
@@ -23,12 +24,12 @@ const ABSOLUTE = /^(?:[a-z][a-z\d+.-]*:|[/\\]{2})/i
  * @returns {((req, res, ctx) => boolean) | null} null without any non-401 entry
  */
 function createNonStandardCodesStage (options, shared) {
-  const rules = options.config.nonStandardCodes.filter((entry) => entry.scode !== 401).map(compileRule)
+  const rules = options.config.nonStandardCodes.map(compileRule).filter((rule) => rule.scode !== 401)
   if (rules.length === 0) return null
   const { respond } = shared
   return function applyNonStandardCodes (req, res, ctx) {
     const url = ctx.pathname + ctx.search
-    const href = collapseSlashes(ctx.pathname)
+    const href = collapseAllSlashes(ctx.pathname)
     for (const rule of rules) {
       if (!entryMatches(rule.match, ctx, url, href)) continue
       if (rule.users !== null && !rule.users(ctx.clientAddress)) continue
@@ -40,11 +41,11 @@ function createNonStandardCodesStage (options, shared) {
   }
 }
 
-function compileRule (entry) {
+function compileRule (entry, number) {
   return {
     scode: entry.scode,
     redirect: REDIRECTS.has(entry.scode),
-    match: compileEntryMatch(entry),
+    match: compileEntryMatch(entry, number),
     location: entry.location === undefined ? '' : encodeLocation(entry.location),
     absolute: entry.location !== undefined && ABSOLUTE.test(entry.location),
     users: SCOPED.has(entry.scode) ? compileUsers(entry.users) : null

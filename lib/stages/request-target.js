@@ -1,6 +1,7 @@
 'use strict'
 
 const { MAX_REQUEST_LINE } = require('../client-error')
+const { sendPathHeaders } = require('../custom-headers')
 
 const ALLOW_ALL = 'GET, HEAD, OPTIONS'
 
@@ -26,6 +27,7 @@ function createRequestTargetStage (options, shared) {
     if (first === 47 /* / */) return false
     if (url === '*') {
       if (req.method === 'OPTIONS') {
+        sendPathHeaders(req, res, ctx)
         res.statusCode = 204
         res.setHeader('Allow', ALLOW_ALL)
         res.end()

@@ -1,7 +1,6 @@
 'use strict'
 
 const { statOnce, toFsPath } = require('../context')
-const { compileCustomHeaders, refreshPathHeaders } = require('../custom-headers')
 const { compilePostfixes } = require('../rewrite/postfix')
 const { compileRewriteMap, ruleMatches, statAllows, applyRule, collapseSlashes } = require('../rewrite/rewrite-map')
 const { compileWwwRedirect } = require('../rewrite/www-redirect')
@@ -29,7 +28,6 @@ function createRewriteStage (options, shared) {
     root: config.wwwroot,
     allowDoubleSlashes: config.allowDoubleSlashes,
     postfixDoubleSlashes: config.allowPostfixDoubleSlashes,
-    headers: compileCustomHeaders(config, shared.serverString),
     respond: shared.respond,
     rules,
     index: new RuleIndex(rules.map((rule) => rule.test), rules.map((rule) => config.allowDoubleSlashes && !rule.allowDoubleSlashes))
@@ -120,7 +118,6 @@ function commitUrl (state, req, res, ctx, url, allowDoubleSlashes) {
   ctx.decodedPath = decoded
   ctx.fsPath = toFsPath(state.root, decoded)
   req.url = clean + search
-  refreshPathHeaders(res, state.headers, ctx, req.url)
   return false
 }
 

@@ -1,7 +1,6 @@
 'use strict'
 
 const { toFsPath } = require('../context')
-const { compileCustomHeaders, refreshPathHeaders } = require('../custom-headers')
 const { sanitizePath, fixRawBytes, decodePath } = require('../util/sanitize-path')
 const { relativeLocation } = require('../util/relative-location')
 
@@ -21,7 +20,6 @@ function createSanitizeStage (options, shared) {
   const root = config.wwwroot
   const allowDoubleSlashes = config.allowDoubleSlashes
   const rewriteDirty = config.rewriteDirtyURLs
-  const headers = compileCustomHeaders(config, shared.serverString)
   const { respond } = shared
 
   return function sanitize (req, res, ctx) {
@@ -46,10 +44,7 @@ function createSanitizeStage (options, shared) {
     }
     // Only byte fixes (latin-1, hex case) or a dirty path served as clean:
     // later stages, mods and scripts see the clean URL.
-    if (clean !== path || url !== req.url) {
-      req.url = clean + search
-      refreshPathHeaders(res, headers, ctx, req.url)
-    }
+    if (clean !== path || url !== req.url) req.url = clean + search
     return false
   }
 }

@@ -80,6 +80,16 @@ function parseHostPattern (pattern) {
   return { name: wanted, wildcard: false }
 }
 
+/**
+ * Whether a virtual-host entry is limited to some hosts or local addresses
+ * (has a `host` or an `ip` that is not a catch-all).
+ * @param {{host?: string, ip?: string}} entry
+ * @returns {boolean}
+ */
+function isScoped (entry) {
+  return parseHostPattern(entry.host) !== null || compileLocalIpMatcher(entry.ip) !== null
+}
+
 function stripPort (pattern) {
   if (pattern.startsWith('[')) return pattern.slice(1, pattern.indexOf(']'))
   const colon = pattern.lastIndexOf(':')
@@ -124,4 +134,4 @@ function compileLocalIpMatcher (ip) {
   return (localAddress) => normalizeAddress(localAddress) === wanted
 }
 
-module.exports = { normalizeHostHeader, requestHostname, compileHostMatcher, parseHostPattern, compileLocalIpMatcher, normalizeAddress, socketAddresses }
+module.exports = { normalizeHostHeader, requestHostname, compileHostMatcher, parseHostPattern, isScoped, compileLocalIpMatcher, normalizeAddress, socketAddresses }

@@ -3,6 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const { compileAuthRules, findAuthRule, challengeFor, DEFAULT_REALM } = require('../../lib/auth/rules')
+const { siteFor } = require('../helpers/site')
 
 function ctxFor (pathname, extra = {}) {
   return { pathname, search: '', decodedPath: null, hostname: 'example.com', localAddress: '127.0.0.1', ...extra }
@@ -38,10 +39,13 @@ describe('auth rules', () => {
   })
 
   it('should honour host and ip', () => {
-    const rules = compileAuthRules([{ scode: 401, url: '/', host: '*.example.org', ip: '192.0.2.1' }])
-    assert.equal(findAuthRule(rules, ctxFor('/', { hostname: 'www.example.org', localAddress: '192.0.2.1' })), rules[0])
-    assert.equal(findAuthRule(rules, ctxFor('/', { hostname: 'www.example.org' })), null)
-    assert.equal(findAuthRule(rules, ctxFor('/', { hostname: 'example.com', localAddress: '192.0.2.1' })), null)
+    const entries = [{ scode: 403, url: '/' }, { scode: 401, url: '/', host: '*.example.org', ip: '192.0.2.1' }]
+    const rules = compileAuthRules(entries)
+    // The request's site (lib/site.js) says which entries its host and address select.
+    const at = (hostname, localAddress = '127.0.0.1') => ctxFor('/', { site: siteFor({ nonStandardCodes: entries }, hostname, localAddress) })
+    assert.equal(findAuthRule(rules, at('www.example.org', '192.0.2.1')), rules[0])
+    assert.equal(findAuthRule(rules, at('www.example.org')), null)
+    assert.equal(findAuthRule(rules, at('example.com', '192.0.2.1')), null)
   })
 
   it('should compile userList, realm and brute protection', () => {

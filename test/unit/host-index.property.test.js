@@ -7,29 +7,12 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
 const { HostIndex } = require('../../lib/util/host-index')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../../lib/util/vhost')
+const { entry, hostname, local, entryFits } = require('../helpers/vhost-arbitraries')
 
 const RUNS = 3000
 
-const label = fc.constantFrom('a', 'b', 'www', 'example', 'com', '')
-const name = fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.'))
-const pattern = fc.oneof(
-  fc.constantFrom(undefined, '', '*', '*.', 'A.Example.COM:8080', '[::1]:80', '*.*.com'),
-  name,
-  name.map((n) => '*.' + n),
-  name.map((n) => n.toUpperCase() + ':443')
-)
-const ip = fc.constantFrom(undefined, undefined, '*', '127.0.0.1', '::ffff:127.0.0.2', '::1')
-const entry = fc.record({ host: pattern, ip }, { requiredKeys: [] })
-const hostname = fc.oneof(name, fc.constantFrom('', '.', '..', '::1', 'a.example.com', '*.com'))
-const local = fc.constantFrom('127.0.0.1', '127.0.0.2', '::1', '')
-
 function naiveFirst (entries, host, localAddress) {
-  return entries.findIndex((e) => {
-    const hostOk = compileHostMatcher(e.host)
-    const ipOk = compileLocalIpMatcher(e.ip)
-    return (hostOk === null || hostOk(host)) && (ipOk === null || ipOk(localAddress))
-  })
+  return entries.findIndex((e) => entryFits(e, host, localAddress))
 }
 
 describe('HostIndex', () => {

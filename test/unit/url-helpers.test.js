@@ -6,12 +6,18 @@ const { relativeLocation } = require('../../lib/util/relative-location')
 const { compileRewriteMap, applyRule, collapseSlashes, ruleMatches, statAllows } = require('../../lib/rewrite/rewrite-map')
 const { compilePostfixes } = require('../../lib/rewrite/postfix')
 const { compileWwwRedirect } = require('../../lib/rewrite/www-redirect')
-const { compileCustomHeaders, selectHeaderSet, setHeaders, setPathHeaders } = require('../../lib/custom-headers')
+const { setFixedHeaders, setPathHeaders } = require('../../lib/custom-headers')
+const { sitesFor, siteFor } = require('../helpers/site')
 
 const CTX = { hostname: 'site.test', localAddress: '127.0.0.1' }
 
 function postfixConfig (entries, prefixes = []) {
   return { wwwrootPostfixesVHost: entries, wwwrootPostfixPrefixesVHost: prefixes }
+}
+
+// A request context with the site (lib/site.js) its host and address get.
+function siteCtx (config, { hostname, localAddress } = CTX) {
+  return { hostname, localAddress, site: siteFor(config, hostname, localAddress) }
 }
 
 describe('relativeLocation(path, search)', () => {
@@ -44,12 +50,13 @@ describe('rewriteMap rules', () => {
   })
 
   it('should skip a rule by host and by file conditions', () => {
-    const [hosted, files] = compileRewriteMap([
+    const rewriteMap = [
       { definingRegex: '/^/', host: '*.example' },
       { definingRegex: '/^/', isNotFile: true }
-    ])
-    assert.equal(ruleMatches(hosted, '/', CTX), false)
-    assert.equal(ruleMatches(hosted, '/', { hostname: 'a.example', localAddress: '' }), true)
+    ]
+    const [hosted, files] = compileRewriteMap(rewriteMap)
+    assert.equal(ruleMatches(hosted, '/', siteCtx({ rewriteMap })), false)
+    assert.equal(ruleMatches(hosted, '/', siteCtx({ rewriteMap }, { hostname: 'a.example', localAddress: '' })), true)
     assert.equal(statAllows(files, { isFile: () => true, isDirectory: () => false }), false)
     assert.equal(statAllows(files, { isFile: () => false, isDirectory: () => true }), true)
     assert.equal(statAllows(files, null), true)
@@ -62,24 +69,28 @@ describe('compilePostfixes(config)', () => {
   })
 
   it('should insert after a whole-segment prefix and after a slash-terminated one', () => {
-    const add = compilePostfixes(postfixConfig([{ postfix: 'p' }], ['/cgi-bin', '/files/']))
-    assert.equal(add('/cgi-bin/x?q', CTX), '/cgi-bin/p/x?q')
-    assert.equal(add('/cgi-bin?q', CTX), '/cgi-bin/p?q')
-    assert.equal(add('/cgi-binary', CTX), '/p/cgi-binary')
-    assert.equal(add('/files/a', CTX), '/files/p/a')
-    assert.equal(add('/', CTX), '/p/')
+    const config = postfixConfig([{ postfix: 'p' }], ['/cgi-bin', '/files/'])
+    const add = compilePostfixes(config)
+    const ctx = siteCtx(config)
+    assert.equal(add('/cgi-bin/x?q', ctx), '/cgi-bin/p/x?q')
+    assert.equal(add('/cgi-bin?q', ctx), '/cgi-bin/p?q')
+    assert.equal(add('/cgi-binary', ctx), '/p/cgi-binary')
+    assert.equal(add('/files/a', ctx), '/files/p/a')
+    assert.equal(add('/', ctx), '/p/')
   })
 
   it('should take the first entry that matches, and none when skipRegex matches', () => {
-    const add = compilePostfixes(postfixConfig([
+    const config = postfixConfig([
       { host: 'other.test', postfix: 'other' },
       { host: 'site.test', postfix: 'site', skipRegex: '/^\\/skip/g' },
       { postfix: 'fallback' }
-    ]))
-    assert.equal(add('/a', CTX), '/site/a')
-    assert.equal(add('/skip', CTX), null)
-    assert.equal(add('/skip', CTX), null, 'a g flag does not carry state over')
-    assert.equal(add('/a', { hostname: 'x.test', localAddress: '' }), '/fallback/a')
+    ])
+    const add = compilePostfixes(config)
+    const ctx = siteCtx(config)
+    assert.equal(add('/a', ctx), '/site/a')
+    assert.equal(add('/skip', ctx), null)
+    assert.equal(add('/skip', ctx), null, 'a g flag does not carry state over')
+    assert.equal(add('/a', siteCtx(config, { hostname: 'x.test', localAddress: '' })), '/fallback/a')
   })
 })
 
@@ -110,26 +121,34 @@ describe('custom headers', () => {
     customHeadersVHost: [{ host: 'site.test', headers: { 'x-b': 'site' } }]
   }
 
+  function setHeaders (res, set, url) {
+    setFixedHeaders(res, set)
+    setPathHeaders(res, set, url)
+  }
+
   it('should merge a vhost entry case-insensitively and keep Server on top', () => {
-    const compiled = compileCustomHeaders(config, 'svr')
+    const sites = sitesFor(config, 'svr')
     const res = fakeResponse()
-    setHeaders(res, selectHeaderSet(compiled, CTX), '/u?q')
+    setHeaders(res, sites.resolve(CTX.hostname, CTX.localAddress).headers, '/u?q')
     assert.deepEqual(res.headers, { 'x-a': 'a /u?q', 'x-b': 'site', server: 'svr' })
     const plain = fakeResponse()
-    setHeaders(plain, selectHeaderSet(compiled, { hostname: 'else.test', localAddress: '' }), '/')
+    setHeaders(plain, sites.resolve('else.test', '').headers, '/')
     assert.equal(plain.headers['x-b'], 'b')
   })
 
-  it('should set only the {path} headers again after a URL change', () => {
-    const compiled = compileCustomHeaders(config, 'svr')
-    assert.equal(compiled.hasPathHeaders, true)
+  it('should set only the {path} headers with the path', () => {
+    const sites = sitesFor(config, 'svr')
+    assert.equal(sites.pathHeaders, true)
     const res = fakeResponse()
-    setPathHeaders(res, compiled.base, '/new')
+    setPathHeaders(res, sites.resolve('else.test', '').headers, '/new')
     assert.deepEqual(res.headers, { 'x-a': 'a /new' })
   })
 
-  it('should compile a configuration once per server string', () => {
-    assert.equal(compileCustomHeaders(config, 'svr'), compileCustomHeaders(config, 'svr'))
-    assert.notEqual(compileCustomHeaders(config, 'svr'), compileCustomHeaders(config, 'svr/1'))
+  it('should compile a configuration once per worker and server string', () => {
+    const sites = sitesFor(config, 'svr')
+    assert.equal(sites.resolve('site.test', '').headers, sites.resolve('site.test', '::1').headers)
+    const other = fakeResponse()
+    setFixedHeaders(other, sitesFor(config, 'svr/1').resolve('site.test', '').headers)
+    assert.equal(other.headers.server, 'svr/1')
   })
 })
