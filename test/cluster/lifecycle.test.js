@@ -211,6 +211,25 @@ describe('lifecycle with one worker', () => {
     assert.equal((await request(port, '/')).body, 'new site')
   })
 
+  it('should retire the old worker of a reload only once its replacement is up', async (t) => {
+    // Clients would not see the difference (they wait in the backlog of the
+    // primary's socket), but for the length of a boot nothing would serve.
+    // With no connection open, a retired worker exits at once, so its
+    // "retired" line comes before the new one's "up" when the order is wrong.
+    const site = await makeSite(t, { workers: 1 })
+    const svr = await startSvr(t, site.configFile)
+    const oldPid = svr.workerPids().get(1)
+    const mark = svr.output.length
+    svr.signal('SIGHUP')
+    await svr.waitFor(new RegExp('worker 1 \\(pid ' + oldPid + '\\) retired'), 15000, mark)
+    const newPid = svr.workerPids().get(1)
+    assert.notEqual(newPid, oldPid)
+    const log = svr.output.slice(mark)
+    const up = log.indexOf('worker 1 up (pid ' + newPid + ')')
+    const gone = log.indexOf('worker 1 (pid ' + oldPid + ') retired')
+    assert.equal(up !== -1 && up < gone, true, log)
+  })
+
   for (const mode of ['cluster', 'single-threaded']) {
     it(`should answer, with Connection: close, a request on an idle keep-alive connection just after the drain began (${mode})`, async (t) => {
       const site = await makeSite(t, { workers: 1 })
