@@ -72,13 +72,15 @@ const PROXY_STAGES = [
 ]
 
 /**
- * Per-worker services the stages share.
+ * Per-pipeline services the stages share, and the process's runtime.
  * @param {object} options runtime options
- * @param {object} log
+ * @param {import('./runtime').Runtime} runtime
  */
-function createShared (options, log) {
+function createShared (options, runtime) {
   const shared = {
-    log,
+    // What the process holds across reloads: coordinator client, blocklist.
+    runtime,
+    log: runtime.log,
     serverString: serverString(options.config),
     // The virtual-host entries, resolved once per request (ctx.site).
     sites: null,
@@ -102,12 +104,12 @@ function createShared (options, log) {
 
 /**
  * @param {object} options runtime options
- * @param {object} log
+ * @param {import('./runtime').Runtime} runtime the process's runtime
  * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void,
  *   handleConnect: (req, socket, head) => void, handlers: string[], lifecycle: Lifecycle}}
  */
-function createPipeline (options, log) {
-  const shared = createShared(options, log)
+function createPipeline (options, runtime) {
+  const shared = createShared(options, runtime)
   const stages = buildStages(STAGES, options, shared)
   const proxyStages = buildStages(PROXY_STAGES, options, shared)
   const proxying = shared.links.some((link) => typeof link.proxyRequest === 'function')

@@ -3,16 +3,15 @@
 const cluster = require('node:cluster')
 const fs = require('node:fs')
 const os = require('node:os')
-const { message, dispatch } = require('./ipc')
+const { message, dispatch, workerPeer } = require('./ipc')
+const { Coordinator } = require('./coordinator')
 const { svrError } = require('./errors')
 const { listeningLines, listenError, parseListenSpec, removeStaleSocket } = require('./listen')
 const { ListenSockets } = require('./listen-sockets')
 const { scriptPath } = require('./script/locate')
-const { StatsCollector } = require('./cluster-stats')
-const { createThrottleHandlers } = require('./auth/cluster-throttle')
 const { warnForwardingConfig } = require('./access/client-address')
 const { configureLogs, reopenLogs } = require('./logging')
-const { countRestart, countReload, renderMetrics, primaryCounters } = require('./metrics/primary')
+const { countRestart, countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { primaryActions } = require('./console/actions')
@@ -55,24 +54,19 @@ class Supervisor {
     this.sockets = new ListenSockets()
     this.application = null
     this.forceTimer = null
-    this.stats = new StatsCollector()
     this.fairShare = new FairShare((worker, share) => {
       if (worker.isConnected()) worker.send(message('fair-share', { connections: share }))
     })
-    this.metrics = new StatsCollector(undefined, 'metrics-collect')
+    // The cluster-wide services (login throttle, status page, metrics).
+    this.coordinator = new Coordinator(log, () => this.targets())
     // Console state every worker, including ones forked later, must share.
     this.blocked = []
     this.accepting = true
     this.handlers = {
-      listening: (msg, worker) => this.onListening(msg, worker),
-      'boot-error': (msg, worker) => this.onBootError(msg, worker),
-      'stats-query': (msg, worker) => this.onStatsQuery(msg, worker),
-      'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker),
-      'metrics-query': (msg, worker) => this.onMetricsQuery(msg, worker),
-      'metrics-snapshot': (msg, worker) => this.metrics.accept(msg, worker),
-      load: (msg, worker) => this.onLoad(msg, worker),
-      // The failed-login throttle shared by every worker.
-      ...createThrottleHandlers(log)
+      ...this.coordinator.table,
+      listening: (msg, peer, worker) => this.onListening(msg, worker),
+      'boot-error': (msg, peer, worker) => this.onBootError(msg, worker),
+      load: (msg, peer, worker) => this.onLoad(msg, worker)
     }
     warnForwardingConfig(options.config, log)
   }
@@ -102,9 +96,10 @@ class Supervisor {
   fork (slot, options) {
     const env = workerEnvironment({ ...SCHEDULING_ENV, ...options.config.environmentVariables, SVR_SLOT: String(slot.id) })
     const worker = cluster.fork(env)
-    const record = { slot, options, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
+    const peer = workerPeer(worker)
+    const record = { slot, options, peer, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
     this.records.set(worker, record)
-    worker.on('message', (msg) => dispatch(this.handlers, msg, worker))
+    worker.on('message', (msg) => dispatch(this.handlers, msg, peer, worker))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn('worker ' + slot.id + ' channel error:', err.message))
     // The sockets go first: the worker listens on them as soon as it has booted.
@@ -192,24 +187,10 @@ class Supervisor {
 
   // The status page shows every slot; one whose worker is down or still
   // booting is listed as not answering.
-  onStatsQuery (msg, requester) {
-    const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
-    this.stats.collect(targets, (reply) => {
-      if (requester.isConnected()) requester.send(message('stats-reply', { id: msg.id, ...reply, primary: primaryCounters() }))
-    })
-  }
-
-  onMetricsQuery (msg, requester) {
-    const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
-    this.metrics.collect(targets, (reply) => {
-      // A malformed snapshot makes the aggregation throw synchronously; it
-      // must fail this scrape, not the primary.
-      Promise.resolve().then(() => renderMetrics(reply.workers)).then(
-        (text) => ({ id: msg.id, text }),
-        (err) => ({ id: msg.id, error: err.message })
-      ).then((fields) => {
-        if (requester.isConnected()) requester.send(message('metrics-reply', fields))
-      })
+  targets () {
+    return this.slots.map((slot) => {
+      const ready = isReady.call(this, slot)
+      return { slot: slot.id, pid: ready ? slot.worker.process.pid : null, peer: ready ? this.records.get(slot.worker).peer : null }
     })
   }
 
@@ -471,6 +452,7 @@ class Supervisor {
 
   setBlocked (entries) {
     this.blocked = entries
+    // Every worker, also one still booting (its boot message had the old list).
     this.broadcast(message('blocklist', { entries }))
   }
 

@@ -30,10 +30,11 @@ const DRAIN_SWEEP_MS = 50
  * HTTPS. Listening is a separate step so the caller decides how to report
  * the addresses.
  * @param {object} options {config, configFile, installDir, disableMods, tls}
- * @param {object} log process logger
+ * @param {import('./runtime').Runtime} runtime the process's runtime
  * @returns {{main: net.Server, plain: http.Server|null, handlers: string[], lifecycle: object}}
  */
-function createServers (options, log) {
+function createServers (options, runtime) {
+  const { log } = runtime
   const { config } = options
   if (config.enableHTTP2 && !config.secure) {
     log.warn('enableHTTP2 needs secure: browsers speak HTTP/2 only over TLS, so this server speaks HTTP/1.1')
@@ -41,7 +42,7 @@ function createServers (options, log) {
   if (config.secure && config.enableOCSPStapling) log.warn('enableOCSPStapling is not supported; handshakes go without stapled OCSP responses')
   const main = config.secure ? createSecureServer(options) : createPlainServer(config)
   const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
-  const pipeline = createPipeline(options, log)
+  const pipeline = createPipeline(options, runtime)
   const servers = { main, plain, handlers: pipeline.handlers, lifecycle: pipeline.lifecycle }
   usePipeline(servers, pipeline, config)
   return servers

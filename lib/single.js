@@ -13,7 +13,7 @@ const { countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { singleActions } = require('./console/actions')
-const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
+const { inProcessRuntime } = require('./runtime')
 const { useApplicationNodePath, enterWebroot } = require('./application-environment')
 
 /**
@@ -33,14 +33,15 @@ async function runSingle (options, args, log, prepared) {
     const spec = parseListenSpec(value)
     if (spec.path !== undefined) await removeStaleSocket(spec.path)
   }
-  const blocks = new BlockState(options, setRuntimeBlocklist, log)
-  setRuntimeBlocklist(await blocks.load())
+  const { runtime, worker } = inProcessRuntime(log)
+  const blocks = new BlockState(options, (entries) => worker.notify('blocklist', { entries }), log)
+  runtime.blocklist.set(await blocks.load())
   let servers
   try {
     useApplicationNodePath()
     enterWebroot(config)
     configureMetrics(options, 'single')
-    servers = createServers(options, log)
+    servers = createServers(options, runtime)
   } catch (err) {
     log.error(err.message)
     process.exit(1)
@@ -54,7 +55,7 @@ async function runSingle (options, args, log, prepared) {
     process.exit(1)
   }
   for (const line of listeningLines(addresses, options.config)) log.info(line)
-  const state = { options, stopping: false, prepared, reloading: false, reloadPending: false }
+  const state = { options, runtime, stopping: false, prepared, reloading: false, reloadPending: false }
   process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
   process.on('SIGHUP', () => requestReload(servers, state, args, log))
@@ -141,7 +142,7 @@ async function reload (servers, state, args, log) {
   try {
     // The new script and mods load with the new webroot as working directory.
     enterWebroot(config)
-    pipeline = createPipeline(options, log)
+    pipeline = createPipeline(options, state.runtime)
   } catch (err) {
     leaveFor(state.options.config, log)
     prepared.remove()

@@ -1,17 +1,14 @@
 'use strict'
 
 const { createLogger } = require('./log')
-const { message, dispatch } = require('./ipc')
+const { message, dispatch, serve, primaryPeer } = require('./ipc')
+const { Runtime } = require('./runtime')
 const { createServers, shutDown } = require('./server')
 const { listenError } = require('./listen')
 const { listenOnHandle } = require('./listen-sockets')
 const { containRequestError } = require('./request-scope')
-const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
-const { settleThrottleQuery } = require('./auth/cluster-throttle')
 const { configureLogs, reopenLogs, flushLogs } = require('./logging')
 const { configureMetrics, trackServers } = require('./metrics/worker')
-const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
-const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./console/accepting')
 const { startLoadReports, setFairShare } = require('./balance/worker')
 const { enterWebroot } = require('./application-environment')
@@ -24,25 +21,24 @@ function runWorker () {
   const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid))
   // handles: the listening sockets the primary sent, by server role, until used.
   const state = { servers: null, options: null, stopping: false, handles: new Map() }
+  const slot = Number(process.env.SVR_SLOT)
+  const coordinator = primaryPeer()
+  const runtime = new Runtime({ log, slot: Number.isInteger(slot) ? slot : null, coordinator })
 
   const handlers = {
+    // What the coordinator asks of every worker, and its replies.
+    ...serve(runtime.services()),
     boot: (msg) => {
-      setRuntimeBlocklist(msg.blocked || [])
-      boot(msg.options, state, log)
+      runtime.blocklist.set(msg.blocked || [])
+      boot(msg.options, state, runtime)
     },
-    listen: (msg, handle) => receiveHandle(state, msg.role, handle),
-    blocklist: (msg) => setRuntimeBlocklist(msg.entries),
+    listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
     accepting: (msg) => setAccepting(state, msg.open, log),
     shutdown: (msg) => stop(state, msg.delay || 0),
-    'stats-collect': answerStatsCollect,
-    'stats-reply': settleStatsQuery,
-    'metrics-collect': answerMetricsCollect,
-    'metrics-reply': settleMetricsQuery,
-    'auth-verdict': settleThrottleQuery,
     'fair-share': setFairShare,
     'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
-  process.on('message', (msg, handle) => dispatch(handlers, msg, handle))
+  process.on('message', (msg, handle) => dispatch(handlers, msg, coordinator, handle))
 
   // The primary coordinates shutdown and reload: a Ctrl-C or a terminal
   // hang-up reaches the whole process group, and must not cut requests here.
@@ -65,14 +61,14 @@ function crashUnlessContained (err, log) {
   process.exit(1)
 }
 
-async function boot (options, state, log) {
+async function boot (options, state, runtime) {
   let servers
   try {
     const worker = process.env.SVR_SLOT || String(process.pid)
     await configureLogs(options, { accessLog: true, worker })
     configureMetrics(options, worker)
     enterWebroot(options.config)
-    servers = createServers(options, log)
+    servers = createServers(options, runtime)
     trackServers(servers)
   } catch (err) {
     reportBootError(err, err.message)

@@ -28,7 +28,7 @@ function createStatusStage (options, shared) {
   const page = { serverString: shared.serverString, handlers: shared.handlers }
   return function serveStatus (req, res, ctx) {
     if (ctx.pathname !== STATUS_PATH || !isAllowed(ctx.clientAddress)) return false
-    return collectStats().then((result) => {
+    return collectStats(shared.runtime).then((result) => {
       sendPage(req, res, renderPage(page, req, result))
       return true
     })
