@@ -13,6 +13,7 @@ const { secureServerOptions, createSniSelector, http2Settings } = require('./tls
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
 const { observeRequest } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
+const { stateOf } = require('./server-state')
 const { shedIfOverShare } = require('./balance/worker')
 
 // A keep-alive client may send its next request at the very moment the
@@ -50,9 +51,7 @@ function createServers (options, runtime) {
 
 function createPlainServer (config) {
   // A missing Host is answered by the pipeline, with a proper error page.
-  const server = http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
-  server.svrDraining = false
-  return server
+  return http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
 }
 
 function createSecureServer (options) {
@@ -72,8 +71,7 @@ function createSecureServer (options) {
   } else {
     server = https.createServer({ ...tlsOptions, requireHostHeader: false, ...httpLimitOptions(config) })
   }
-  server.svrSni = sni
-  server.svrDraining = false
+  stateOf(server).sni = sni
   return server
 }
 
@@ -82,14 +80,15 @@ function createSecureServer (options) {
 // keepAliveTimeout as well; the session timer restarts with every frame,
 // so one that fires while a response is still being prepared is ignored.
 function trackSessions (server, timeout) {
-  server.svrSessions = new Set()
+  const state = stateOf(server)
+  const sessions = state.sessions = new Set()
   server.on('session', (session) => {
-    if (server.svrDraining) {
+    if (state.draining) {
       session.close()
       return
     }
-    server.svrSessions.add(session)
-    session.once('close', () => server.svrSessions.delete(session))
+    sessions.add(session)
+    session.once('close', () => sessions.delete(session))
     if (timeout === 0) return
     let open = 0
     session.on('stream', (stream) => {
@@ -121,13 +120,13 @@ function usePipeline (servers, pipeline, config) {
   servers.handlers = pipeline.handlers
   for (const server of servers.plain === null ? [servers.main] : [servers.main, servers.plain]) {
     applyLimits(server, config)
-    server.svrMaxBody = config.maxRequestBodySize
+    stateOf(server).maxBody = config.maxRequestBodySize
   }
   // Answers written on the raw socket carry the configured headers too.
   const headerLines = rawHeaderLines(config, serverString(config))
   routeRequests(servers.main, pipeline, pipeline.handleConnect)
   routeClientErrors(servers.main, headerLines)
-  if (servers.main.svrSni !== undefined) {
+  if (stateOf(servers.main).sni !== null) {
     servers.main.removeAllListeners('tlsClientError')
     servers.main.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, headerLines))
   }
@@ -147,6 +146,7 @@ function routeRequests (server, pipeline, onConnect) {
   server.removeAllListeners('request')
   server.removeAllListeners('checkExpectation')
   server.removeAllListeners('connect')
+  const state = stateOf(server)
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
     // mod API tunnels through an HTTP/2 stream.
@@ -155,10 +155,10 @@ function routeRequests (server, pipeline, onConnect) {
   })
   server.on('request', function onRequest (req, res) {
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
-    if (server.svrDraining) res.shouldKeepAlive = false
+    if (state.draining) res.shouldKeepAlive = false
     else shedIfOverShare(req, res)
     observeRequest(req, res)
-    if (declaresTooLargeBody(req, server.svrMaxBody)) {
+    if (declaresTooLargeBody(req, state.maxBody)) {
       // The body is not read, so the connection cannot carry another request.
       res.shouldKeepAlive = false
       pipeline.sendError(req, res, 413)
@@ -183,9 +183,10 @@ function routeRequests (server, pipeline, onConnect) {
  */
 function useCertificates (servers, options) {
   const server = servers.main
-  if (server.svrSni === undefined) return
+  const { sni } = stateOf(server)
+  if (sni === null) return
   server.setSecureContext(secureServerOptions(options.config, options.tls))
-  server.svrSni.update(options.config, options.tls)
+  sni.update(options.config, options.tls)
 }
 
 /**
@@ -243,9 +244,10 @@ async function drainServers (servers) {
  * @returns {Promise<void>} settles when every connection has ended
  */
 function drain (server) {
-  server.svrDraining = true
-  if (server.svrSessions !== undefined) {
-    for (const session of server.svrSessions) session.close()
+  const state = stateOf(server)
+  state.draining = true
+  if (state.sessions !== null) {
+    for (const session of state.sessions) session.close()
   }
   return new Promise((resolve) => {
     let sweep = null

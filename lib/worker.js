@@ -3,6 +3,7 @@
 const { createLogger } = require('./log')
 const { message, dispatch, serve, primaryPeer } = require('./ipc')
 const { Runtime } = require('./runtime')
+const { deepFreeze } = require('./util/deep-freeze')
 const { createServers, shutDown } = require('./server')
 const { listenError } = require('./listen')
 const { listenOnHandle } = require('./listen-sockets')
@@ -30,6 +31,8 @@ function runWorker () {
     ...serve(runtime.services()),
     boot: (msg) => {
       runtime.blocklist.set(msg.blocked || [])
+      // The primary's config is frozen; what came over the channel is a copy.
+      deepFreeze(msg.options.config)
       boot(msg.options, state, runtime)
     },
     listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
