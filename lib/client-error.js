@@ -2,7 +2,6 @@
 
 const { reasonPhrase } = require('./respond')
 const { countMalformed } = require('./stats')
-const { logRejectedRequest } = require('./logging/access-log')
 const { compileHeaderSet } = require('./custom-headers')
 
 // nginx answers a request line longer than its header buffer (8 KiB) with 414.
@@ -47,8 +46,9 @@ function rawHeaderLines (config, serverString) {
  * @param {Error & {code?: string, rawPacket?: Buffer}} err
  * @param {import('node:net').Socket} socket
  * @param {string} headerLines from rawHeaderLines
+ * @param {import('./logging/access-log').AccessLog} accessLog where the refused request is reported
  */
-function answerClientError (err, socket, headerLines) {
+function answerClientError (err, socket, headerLines, accessLog) {
   if (!socket.writable || err.code === 'ECONNRESET') {
     socket.destroy()
     return
@@ -60,7 +60,7 @@ function answerClientError (err, socket, headerLines) {
   // not "METHOD target HTTP/x.y" at all is a bad request, not a bad method.
   const line = lineAt(err.rawPacket, err.bytesParsed)
   if (status === 405 && !looksLikeRequestLine(line)) status = 400
-  afterPendingResponses(socket, status, headerLines, line)
+  afterPendingResponses(socket, status, headerLines, line, accessLog)
 }
 
 /**
@@ -100,10 +100,10 @@ function answerConnectRefused (socket, headerLines) {
 // long-stable field) and attaches the next pipelined one when it finishes.
 // Writing the error page and closing before they are done would cut off
 // answers to requests that were perfectly valid.
-function afterPendingResponses (socket, status, headerLines, line) {
+function afterPendingResponses (socket, status, headerLines, line, accessLog) {
   const pending = socket._httpMessage
   if (pending) {
-    pending.once('close', () => afterPendingResponses(socket, status, headerLines, line))
+    pending.once('close', () => afterPendingResponses(socket, status, headerLines, line, accessLog))
     return
   }
   if (!socket.writable) {
@@ -111,7 +111,7 @@ function afterPendingResponses (socket, status, headerLines, line) {
     return
   }
   const page = rawPage(status, headerLines)
-  logRejectedRequest(socket, status, line === null ? null : line.slice(0, MAX_LOGGED_LINE), page.bodyBytes)
+  accessLog.logRejected(socket, status, line === null ? null : line.slice(0, MAX_LOGGED_LINE), page.bodyBytes)
   // Header values may hold latin-1 characters, sent as single bytes as Node does.
   socket.end(page.text, 'latin1')
 }

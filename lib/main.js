@@ -15,6 +15,7 @@ const { tempDir, ensureTempDir } = require('./server-root')
 const { checkScript } = require('./script/check')
 const { readTlsMaterial } = require('./tls/material')
 const { checkLogDirectory, configureLogs } = require('./logging')
+const { AccessLog } = require('./logging/access-log')
 
 const INSTALL_DIR = path.resolve(__dirname, '..')
 
@@ -86,9 +87,11 @@ async function main (argv) {
     return
   }
   const options = Object.freeze({ ...base, mods: prepared.mods })
+  // The access log of --single-threaded's one worker opens with the event log.
+  const accessLog = args.singleThreaded ? new AccessLog('single') : null
   try {
     await checkLogDirectory(options)
-    await configureLogs(options, { accessLog: args.singleThreaded, worker: 'single' })
+    await configureLogs(options, { accessLog })
   } catch (err) {
     process.stderr.write('svr: ' + err.message + '\n')
     prepared.remove()
@@ -104,7 +107,7 @@ async function main (argv) {
     Object.assign(process.env, config.environmentVariables)
     // Required here: a cluster's primary serves no request, so it never
     // loads the server and pipeline modules (a faster start).
-    await require('./single').runSingle(options, args, log, prepared)
+    await require('./single').runSingle(options, args, log, prepared, accessLog)
   } else {
     await runPrimary(options, args, log, prepared)
   }

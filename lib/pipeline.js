@@ -136,7 +136,7 @@ function createPipeline (options, runtime) {
     shared.respond.sendError(req, res, status)
   }
   const handleConnect = createConnectHandler(options, shared)
-  return { handleRequest, sendError, handleConnect, handlers: shared.handlers, lifecycle: shared.lifecycle }
+  return { handleRequest, sendError, handleConnect, handlers: shared.handlers, lifecycle: shared.lifecycle, accessLog: runtime.accessLog }
 }
 
 function buildStages (factories, options, shared) {

@@ -306,7 +306,7 @@ class Supervisor {
     this.options = options
     // The retiring workers hold their own descriptors until they stop accepting.
     this.sockets.release(this.configsInUse())
-    await configureLogs(options, { accessLog: false }).catch((err) => this.log.error('cannot open the log files:', err.message))
+    await configureLogs(options, { accessLog: null }).catch((err) => this.log.error('cannot open the log files:', err.message))
     countReload('applied')
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
     if (JSON.stringify(previousAddresses) !== JSON.stringify(this.sockets.addresses(config))) this.announce()

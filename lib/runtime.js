@@ -4,41 +4,69 @@ const { serve, inProcessPair } = require('./ipc')
 const { Coordinator } = require('./coordinator')
 const { RuntimeBlocklist } = require('./access/runtime-blocklist')
 const { fullSnapshot } = require('./cluster-stats')
-const { bytesSent } = require('./logging/access-log')
-const { activeConnections, metricsSnapshot } = require('./metrics/worker')
+const { AccessLog } = require('./logging/access-log')
+const { createMetrics, activeConnections } = require('./metrics/worker')
 
 /**
  * What one worker process holds besides its pipeline: its logger, its
  * coordinator client, the blocklist the coordinator keeps it up to date
- * with. Stages see it as `shared.runtime`; a reload builds a new pipeline
- * on the same runtime.
+ * with, its access log, its metrics registry and its servers. Stages see it
+ * as `shared.runtime`; a reload builds a new pipeline on the same runtime,
+ * so counters and the metrics registry carry on.
  */
 class Runtime {
   /**
-   * @param {{log: object, slot: number|null, coordinator: import('./ipc').Peer}} parts
-   *   slot: the worker slot, null for the worker of --single-threaded
+   * @param {{log: object, slot: number|null, coordinator: import('./ipc').Peer, accessLog?: AccessLog}} parts
+   *   slot: the worker slot, null for the worker of --single-threaded;
+   *   accessLog: one made before the runtime (--single-threaded opens its logs first)
    */
-  constructor ({ log, slot, coordinator }) {
+  constructor ({ log, slot, coordinator, accessLog }) {
     this.log = log
     this.slot = slot
     // The log and metrics label of this worker.
     this.name = slot === null ? 'single' : String(slot)
     this.coordinator = coordinator
     this.blocklist = new RuntimeBlocklist()
+    this.accessLog = accessLog || new AccessLog(this.name)
+    // prom-client's registry, made when `metricsPath` is first set.
+    this.metrics = null
+    // The servers whose connections the status page and metrics count.
+    this.servers = null
+  }
+
+  /**
+   * Turn the request metrics on or off, as `metricsPath` says.
+   * @param {object} options runtime options
+   */
+  configureMetrics (options) {
+    if (options.config.metricsPath === null) {
+      this.accessLog.configure({ observer: null })
+      return
+    }
+    if (this.metrics === null) this.metrics = createMetrics(this.name, () => this.activeConnections())
+    this.accessLog.configure({ observer: this.metrics.observe })
   }
 
   /**
    * @returns {number|null} body bytes sent so far, null when responses are not observed
    */
   bytesSent () {
-    return bytesSent()
+    return this.accessLog.bytesSent()
   }
 
   /**
    * @returns {Promise<number|null>} open client connections, null before the servers exist
    */
   activeConnections () {
-    return activeConnections()
+    return activeConnections(this.servers)
+  }
+
+  /**
+   * @returns {Promise<object[]>} this process's metrics in prom-client's JSON
+   *   form (what AggregatorRegistry.aggregate takes), [] when they are off
+   */
+  metricsSnapshot () {
+    return this.metrics === null ? Promise.resolve([]) : this.metrics.registry.getMetricsAsJSON()
   }
 
   /**
@@ -48,7 +76,7 @@ class Runtime {
   services () {
     return {
       'stats-collect': () => fullSnapshot(this),
-      'metrics-collect': () => metricsSnapshot(),
+      'metrics-collect': () => this.metricsSnapshot(),
       blocklist: (msg) => this.blocklist.set(msg.entries)
     }
   }
@@ -59,15 +87,16 @@ class Runtime {
  * in-process channel: --single-threaded (and unit tests) get the same
  * services, over the same requests, as a cluster.
  * @param {object} log
+ * @param {AccessLog} [accessLog]
  * @returns {{runtime: Runtime, coordinator: Coordinator, worker: import('./ipc').Peer}}
  *   worker: the coordinator's end of the channel to the runtime
  */
-function inProcessRuntime (log) {
+function inProcessRuntime (log, accessLog) {
   let workerTable = null
   let coordinator = null
   const pair = inProcessPair(() => coordinator.table, () => workerTable)
   coordinator = new Coordinator(log, () => [{ slot: null, pid: process.pid, peer: pair.a }])
-  const runtime = new Runtime({ log, slot: null, coordinator: pair.b })
+  const runtime = new Runtime({ log, slot: null, coordinator: pair.b, accessLog })
   workerTable = serve(runtime.services())
   return { runtime, coordinator, worker: pair.a }
 }

@@ -11,7 +11,7 @@ const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
 const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
-const { observeRequest } = require('./logging/access-log')
+const { countBodyBytes } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
 const { stateOf } = require('./server-state')
 const { shedIfOverShare } = require('./balance/worker')
@@ -23,6 +23,9 @@ const { shedIfOverShare } = require('./balance/worker')
 // with "Connection: close"; only then are the remaining idle ones swept.
 const DRAIN_IDLE_GRACE_MS = 1000
 const DRAIN_SWEEP_MS = 50
+// Responses that count their body bytes for the access log and metrics.
+const Http1Response = countBodyBytes(http.ServerResponse)
+const Http2Response = countBodyBytes(SvrHttp2Response)
 
 /**
  * Build the servers of one worker (or of the single process), sharing one
@@ -51,7 +54,7 @@ function createServers (options, runtime) {
 
 function createPlainServer (config) {
   // A missing Host is answered by the pipeline, with a proper error page.
-  return http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
+  return http.createServer({ requireHostHeader: false, ServerResponse: Http1Response, ...httpLimitOptions(config) })
 }
 
 function createSecureServer (options) {
@@ -65,11 +68,11 @@ function createSecureServer (options) {
       allowHTTP1: true,
       settings: http2Settings(config),
       Http2ServerRequest: SvrHttp2Request,
-      Http2ServerResponse: SvrHttp2Response
+      Http2ServerResponse: Http2Response
     })
     trackSessions(server, config.keepAliveTimeout)
   } else {
-    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ...httpLimitOptions(config) })
+    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ServerResponse: Http1Response, ...httpLimitOptions(config) })
   }
   stateOf(server).sni = sni
   return server
@@ -125,7 +128,7 @@ function usePipeline (servers, pipeline, config) {
   // Answers written on the raw socket carry the configured headers too.
   const headerLines = rawHeaderLines(config, serverString(config))
   routeRequests(servers.main, pipeline, pipeline.handleConnect)
-  routeClientErrors(servers.main, headerLines)
+  routeClientErrors(servers.main, headerLines, pipeline.accessLog)
   if (stateOf(servers.main).sni !== null) {
     servers.main.removeAllListeners('tlsClientError')
     servers.main.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, headerLines))
@@ -134,12 +137,12 @@ function usePipeline (servers, pipeline, config) {
   // The redirecting server is no proxy, as in SVR.JS.
   const onConnect = config.disableToHTTPSRedirect ? pipeline.handleConnect : (req, socket) => answerConnectRefused(socket, headerLines)
   routeRequests(servers.plain, pipeline, onConnect)
-  routeClientErrors(servers.plain, headerLines)
+  routeClientErrors(servers.plain, headerLines, pipeline.accessLog)
 }
 
-function routeClientErrors (server, headerLines) {
+function routeClientErrors (server, headerLines, accessLog) {
   server.removeAllListeners('clientError')
-  server.on('clientError', (err, socket) => answerClientError(err, socket, headerLines))
+  server.on('clientError', (err, socket) => answerClientError(err, socket, headerLines, accessLog))
 }
 
 function routeRequests (server, pipeline, onConnect) {
@@ -147,6 +150,7 @@ function routeRequests (server, pipeline, onConnect) {
   server.removeAllListeners('checkExpectation')
   server.removeAllListeners('connect')
   const state = stateOf(server)
+  const { accessLog } = pipeline
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
     // mod API tunnels through an HTTP/2 stream.
@@ -157,7 +161,7 @@ function routeRequests (server, pipeline, onConnect) {
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
     if (state.draining) res.shouldKeepAlive = false
     else shedIfOverShare(req, res)
-    observeRequest(req, res)
+    accessLog.observe(req, res)
     if (declaresTooLargeBody(req, state.maxBody)) {
       // The body is not read, so the connection cannot carry another request.
       res.shouldKeepAlive = false
@@ -169,7 +173,7 @@ function routeRequests (server, pipeline, onConnect) {
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {
-    observeRequest(req, res)
+    accessLog.observe(req, res)
     pipeline.sendError(req, res, 417)
   })
 }

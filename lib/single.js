@@ -8,7 +8,6 @@ const { svrError } = require('./errors')
 const { containRequestError } = require('./request-scope')
 const { warnForwardingConfig } = require('./access/client-address')
 const { configureLogs, reopenLogs, flushLogs } = require('./logging')
-const { configureMetrics, trackServers } = require('./metrics/worker')
 const { countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
@@ -24,8 +23,9 @@ const { useApplicationNodePath, enterWebroot } = require('./application-environm
  * @param {object} args parsed command line
  * @param {object} log
  * @param {{mods: object[], remove: Function}} prepared the mods made ready by prepareMods
+ * @param {import('./logging/access-log').AccessLog} accessLog opened with the event log
  */
-async function runSingle (options, args, log, prepared) {
+async function runSingle (options, args, log, prepared, accessLog) {
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
   warnForwardingConfig(options.config, log)
   const { config } = options
@@ -33,20 +33,20 @@ async function runSingle (options, args, log, prepared) {
     const spec = parseListenSpec(value)
     if (spec.path !== undefined) await removeStaleSocket(spec.path)
   }
-  const { runtime, worker } = inProcessRuntime(log)
+  const { runtime, worker } = inProcessRuntime(log, accessLog)
   const blocks = new BlockState(options, (entries) => worker.notify('blocklist', { entries }), log)
   runtime.blocklist.set(await blocks.load())
   let servers
   try {
     useApplicationNodePath()
     enterWebroot(config)
-    configureMetrics(options, 'single')
+    runtime.configureMetrics(options)
     servers = createServers(options, runtime)
   } catch (err) {
     log.error(err.message)
     process.exit(1)
   }
-  trackServers(servers)
+  runtime.servers = servers
   let addresses
   try {
     addresses = await listenServers(servers, options.config)
@@ -162,8 +162,8 @@ async function reload (servers, state, args, log) {
   }
   usePipeline(servers, pipeline, config)
   if (config.secure) useCertificates(servers, options)
-  await configureLogs(options, { accessLog: true, worker: 'single' }).catch((err) => log.error('cannot open the log files:', err.message))
-  configureMetrics(options, 'single')
+  await configureLogs(options, { accessLog: state.runtime.accessLog }).catch((err) => log.error('cannot open the log files:', err.message))
+  state.runtime.configureMetrics(options)
   countReload('applied')
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared

@@ -9,7 +9,6 @@ const { listenError } = require('./listen')
 const { listenOnHandle } = require('./listen-sockets')
 const { containRequestError } = require('./request-scope')
 const { configureLogs, reopenLogs, flushLogs } = require('./logging')
-const { configureMetrics, trackServers } = require('./metrics/worker')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./console/accepting')
 const { startLoadReports, setFairShare } = require('./balance/worker')
 const { enterWebroot } = require('./application-environment')
@@ -67,12 +66,11 @@ function crashUnlessContained (err, log) {
 async function boot (options, state, runtime) {
   let servers
   try {
-    const worker = process.env.SVR_SLOT || String(process.pid)
-    await configureLogs(options, { accessLog: true, worker })
-    configureMetrics(options, worker)
+    await configureLogs(options, { accessLog: runtime.accessLog })
+    runtime.configureMetrics(options)
     enterWebroot(options.config)
     servers = createServers(options, runtime)
-    trackServers(servers)
+    runtime.servers = servers
   } catch (err) {
     reportBootError(err, err.message)
     return

@@ -4,7 +4,6 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { LineSink } = require('./sink')
 const { accessFormatter } = require('./format')
-const { setAccessLogState } = require('./access-log')
 const { setEventSink } = require('../log')
 
 const ACCESS_LOG = 'access.log'
@@ -65,7 +64,7 @@ async function checkLogDirectory (options) {
  * additionally to error.log. The previous files are closed once their
  * queued lines are written.
  * @param {object} options runtime options
- * @param {{accessLog: boolean, worker?: string}} role accessLog: false in the primary
+ * @param {{accessLog: import('./access-log').AccessLog|null}} role the worker's access log, null in the primary
  * @returns {Promise<void>}
  */
 async function configureLogs (options, role) {
@@ -75,11 +74,11 @@ async function configureLogs (options, role) {
   const flushDelay = config.logFlushDelay
   if (dir !== null) {
     next.events = new LineSink({ file: path.join(dir, ERROR_LOG), flushDelay, onError: reportSinkError })
-    if (role.accessLog && config.enableLogging) {
+    if (role.accessLog !== null && config.enableLogging) {
       next.access = new LineSink({ file: path.join(dir, ACCESS_LOG), flushDelay, onError: reportSinkError })
     }
     await Promise.all([next.events.open(), next.access === null ? null : next.access.open()])
-  } else if (role.accessLog && config.enableLogging) {
+  } else if (role.accessLog !== null && config.enableLogging) {
     next.access = standardOutput()
     next.access.flushDelay = flushDelay
     await next.access.open()
@@ -87,11 +86,9 @@ async function configureLogs (options, role) {
   const previous = { ...current }
   Object.assign(current, next)
   setEventSink(next.events)
-  setAccessLogState({
-    sink: next.access,
-    format: next.access === null ? null : accessFormatter(config.logFormat),
-    worker: role.worker || 'single'
-  })
+  if (role.accessLog !== null) {
+    role.accessLog.configure({ sink: next.access, format: next.access === null ? null : accessFormatter(config.logFormat) })
+  }
   installExitHook()
   for (const sink of [previous.access, previous.events]) {
     if (sink !== null && sink !== stdoutSink && sink !== current.access && sink !== current.events) sink.close()
