@@ -6,17 +6,17 @@ const os = require('node:os')
 const { message, dispatch, workerPeer } = require('./ipc')
 const { Coordinator } = require('./coordinator')
 const { svrError } = require('./errors')
-const { listeningLines, listenError, parseListenSpec, removeStaleSocket } = require('./listen')
+const { listeningLines, listenError, removeStaleSockets } = require('./listen')
 const { ListenSockets } = require('./listen-sockets')
 const { scriptPath } = require('./script/locate')
 const { warnForwardingConfig } = require('./access/client-address')
-const { configureLogs, reopenLogs } = require('./logging')
+const { configureLogs, reopenLogsOnSignal } = require('./logging')
 const { countRestart, countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { primaryActions } = require('./console/actions')
 const { FairShare } = require('./balance/primary')
-const { prepareReload } = require('./reload')
+const { prepareReload, ReloadQueue } = require('./reload')
 const { workerEnvironment } = require('./application-environment')
 
 // The delay before replacing a worker that exited within crashLoopWindow
@@ -49,8 +49,7 @@ class Supervisor {
     this.phase = 'booting'
     this.slots = []
     this.records = new Map()
-    this.reloading = false
-    this.reloadPending = false
+    this.reloads = new ReloadQueue(() => this.applyReload(), () => this.phase === 'running' ? null : this.phase, log)
     this.sockets = new ListenSockets()
     this.application = null
     this.forceTimer = null
@@ -73,10 +72,7 @@ class Supervisor {
 
   async start () {
     const { config } = this.options
-    for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
-      const spec = parseListenSpec(value)
-      if (spec.path !== undefined) await removeStaleSocket(spec.path)
-    }
+    await removeStaleSockets(config)
     try {
       this.sockets.acquire(config)
     } catch (err) {
@@ -259,25 +255,8 @@ class Supervisor {
     }, delay)
   }
 
-  async reload () {
-    if (this.phase !== 'running') {
-      this.log.warn('reload ignored: server is ' + this.phase)
-      return
-    }
-    if (this.reloading) {
-      this.reloadPending = true
-      return
-    }
-    this.reloading = true
-    try {
-      await this.applyReload()
-    } finally {
-      this.reloading = false
-      if (this.reloadPending) {
-        this.reloadPending = false
-        this.reload()
-      }
-    }
+  reload () {
+    return this.reloads.request()
   }
 
   async applyReload () {
@@ -444,9 +423,7 @@ class Supervisor {
   // SIGUSR1, after logrotate has renamed the files: the primary's own
   // error.log, and every worker's.
   reopenLogs () {
-    reopenLogs().then(
-      (reopened) => { if (reopened) this.log.info('SIGUSR1: log files reopened') },
-      (err) => this.log.error('cannot reopen the log files:', err.message))
+    reopenLogsOnSignal(this.log)
     this.broadcast(message('reopen-logs'))
   }
 

@@ -14,6 +14,9 @@ class ServerState {
     this.sessions = null
     // maxRequestBodySize of the pipeline in use.
     this.maxBody = Infinity
+    // Where its events go: the pipeline in use, the headers of answers
+    // written on the raw socket, what a CONNECT gets (lib/server.js).
+    this.route = null
     // While the console has closed it: the address given up, and when its last connection ended.
     this.closed = null
   }

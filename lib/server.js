@@ -106,6 +106,8 @@ function trackSessions (server, timeout) {
 
 /**
  * Route the servers' requests to a pipeline, replacing the previous one.
+ * The listeners stay; they read the pipeline of the moment from the
+ * servers' state, so a swap is one assignment.
  * @param {{main: net.Server, plain: http.Server|null}} servers from createServers
  * @param {{handleRequest: Function, handleConnect: Function, sendError: Function}} pipeline
  * @param {object} config the configuration the pipeline was built from
@@ -121,47 +123,36 @@ function usePipeline (servers, pipeline, config) {
   }
   servers.lifecycle = pipeline.lifecycle
   servers.handlers = pipeline.handlers
-  for (const server of servers.plain === null ? [servers.main] : [servers.main, servers.plain]) {
-    applyLimits(server, config)
-    stateOf(server).maxBody = config.maxRequestBodySize
-  }
   // Answers written on the raw socket carry the configured headers too.
   const headerLines = rawHeaderLines(config, serverString(config))
-  routeRequests(servers.main, pipeline, pipeline.handleConnect)
-  routeClientErrors(servers.main, headerLines, pipeline.accessLog)
-  if (stateOf(servers.main).sni !== null) {
-    servers.main.removeAllListeners('tlsClientError')
-    servers.main.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, headerLines))
+  const refuseConnect = (req, socket) => answerConnectRefused(socket, headerLines)
+  for (const server of servers.plain === null ? [servers.main] : [servers.main, servers.plain]) {
+    applyLimits(server, config)
+    const state = stateOf(server)
+    if (state.route === null) listenForRequests(server, state)
+    state.maxBody = config.maxRequestBodySize
+    // The redirecting server is no proxy, as in SVR.JS.
+    const onConnect = server === servers.main || config.disableToHTTPSRedirect ? pipeline.handleConnect : refuseConnect
+    state.route = { pipeline, headerLines, onConnect }
   }
-  if (servers.plain === null) return
-  // The redirecting server is no proxy, as in SVR.JS.
-  const onConnect = config.disableToHTTPSRedirect ? pipeline.handleConnect : (req, socket) => answerConnectRefused(socket, headerLines)
-  routeRequests(servers.plain, pipeline, onConnect)
-  routeClientErrors(servers.plain, headerLines, pipeline.accessLog)
 }
 
-function routeClientErrors (server, headerLines, accessLog) {
-  server.removeAllListeners('clientError')
-  server.on('clientError', (err, socket) => answerClientError(err, socket, headerLines, accessLog))
-}
-
-function routeRequests (server, pipeline, onConnect) {
-  server.removeAllListeners('request')
-  server.removeAllListeners('checkExpectation')
-  server.removeAllListeners('connect')
-  const state = stateOf(server)
-  const { accessLog } = pipeline
+// Installed once per server: every event goes to the route of the moment.
+function listenForRequests (server, state) {
+  server.on('clientError', (err, socket) => answerClientError(err, socket, state.route.headerLines, state.route.pipeline.accessLog))
+  if (state.sni !== null) server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines))
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
     // mod API tunnels through an HTTP/2 stream.
-    if (req.httpVersionMajor === 2) pipeline.sendError(req, socket, 501)
-    else onConnect(req, socket, head)
+    if (req.httpVersionMajor === 2) state.route.pipeline.sendError(req, socket, 501)
+    else state.route.onConnect(req, socket, head)
   })
   server.on('request', function onRequest (req, res) {
+    const { pipeline } = state.route
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
     if (state.draining) res.shouldKeepAlive = false
     else shedIfOverShare(req, res)
-    accessLog.observe(req, res)
+    pipeline.accessLog.observe(req, res)
     if (declaresTooLargeBody(req, state.maxBody)) {
       // The body is not read, so the connection cannot carry another request.
       res.shouldKeepAlive = false
@@ -173,8 +164,8 @@ function routeRequests (server, pipeline, onConnect) {
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {
-    accessLog.observe(req, res)
-    pipeline.sendError(req, res, 417)
+    state.route.pipeline.accessLog.observe(req, res)
+    state.route.pipeline.sendError(req, res, 417)
   })
 }
 

@@ -1,13 +1,13 @@
 'use strict'
 
 const { createServers, usePipeline, useCertificates, listenServers, shutDown } = require('./server')
-const { listenError, listeningLines, parseListenSpec, removeStaleSocket } = require('./listen')
-const { prepareReload } = require('./reload')
+const { listenError, listeningLines, removeStaleSockets } = require('./listen')
+const { prepareReload, ReloadQueue } = require('./reload')
 const { createPipeline } = require('./pipeline')
 const { svrError } = require('./errors')
 const { containRequestError } = require('./request-scope')
 const { warnForwardingConfig } = require('./access/client-address')
-const { configureLogs, reopenLogs, flushLogs } = require('./logging')
+const { configureLogs, reopenLogsOnSignal, flushLogs } = require('./logging')
 const { countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
@@ -29,10 +29,7 @@ async function runSingle (options, args, log, prepared, accessLog) {
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
   warnForwardingConfig(options.config, log)
   const { config } = options
-  for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
-    const spec = parseListenSpec(value)
-    if (spec.path !== undefined) await removeStaleSocket(spec.path)
-  }
+  await removeStaleSockets(config)
   const { runtime, worker } = inProcessRuntime(log, accessLog)
   const blocks = new BlockState(options, (entries) => worker.notify('blocklist', { entries }), log)
   runtime.blocklist.set(await blocks.load())
@@ -55,21 +52,18 @@ async function runSingle (options, args, log, prepared, accessLog) {
     process.exit(1)
   }
   for (const line of listeningLines(addresses, options.config)) log.info(line)
-  const state = { options, runtime, stopping: false, prepared, reloading: false, reloadPending: false }
+  const state = { options, runtime, stopping: false, prepared }
+  const reloads = new ReloadQueue(() => reload(servers, state, args, log), () => state.stopping ? 'stopping' : null, log)
   process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
-  process.on('SIGHUP', () => requestReload(servers, state, args, log))
-  process.on('SIGUSR1', () => {
-    reopenLogs().then(
-      (reopened) => { if (reopened) log.info('SIGUSR1: log files reopened') },
-      (err) => log.error('cannot reopen the log files:', err.message))
-  })
+  process.on('SIGHUP', () => reloads.request())
+  process.on('SIGUSR1', () => reopenLogsOnSignal(log))
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
   startConsole(singleActions({
     servers,
     blocks,
-    reload: () => requestReload(servers, state, args, log),
+    reload: () => reloads.request(),
     stop: () => stop(servers, state, log, 'console "stop"')
   }))
 }
@@ -103,30 +97,6 @@ async function stop (servers, state, log, signal) {
   log.info('stopped')
   await flushLogs()
   process.exit(0)
-}
-
-// One reload at a time, none once stopping began: a reload that finished
-// after a later one would put an older pipeline back, and one during a
-// stop would answer the health path with 200 again.
-async function requestReload (servers, state, args, log) {
-  if (state.stopping) {
-    log.warn('reload ignored: server is stopping')
-    return
-  }
-  if (state.reloading) {
-    state.reloadPending = true
-    return
-  }
-  state.reloading = true
-  try {
-    await reload(servers, state, args, log)
-  } finally {
-    state.reloading = false
-    if (state.reloadPending) {
-      state.reloadPending = false
-      requestReload(servers, state, args, log)
-    }
-  }
 }
 
 // The listening socket stays; only the request handler is swapped, so a

@@ -116,6 +116,17 @@ async function reopenLogs () {
 }
 
 /**
+ * SIGUSR1 in the process that owns the signal: reopen, and say so.
+ * @param {{info: Function, error: Function}} log
+ * @returns {Promise<void>}
+ */
+function reopenLogsOnSignal (log) {
+  return reopenLogs().then(
+    (reopened) => { if (reopened) log.info('SIGUSR1: log files reopened') },
+    (err) => log.error('cannot reopen the log files:', err.message))
+}
+
+/**
  * @returns {Promise<void>} settles once every queued line is written
  */
 function flushLogs () {
@@ -132,4 +143,4 @@ function installExitHook () {
   })
 }
 
-module.exports = { checkLogDirectory, configureLogs, reopenLogs, flushLogs, logDirectory, ACCESS_LOG, ERROR_LOG }
+module.exports = { checkLogDirectory, configureLogs, reopenLogs, reopenLogsOnSignal, flushLogs, logDirectory, ACCESS_LOG, ERROR_LOG }
