@@ -93,12 +93,12 @@ function createShared (options, runtime) {
     // The mods and script, loaded once: chain links, and their names (and
     // versions) for the log and the status page.
     links: [],
-    handlers: []
+    mods: []
   }
   shared.sites = createSiteResolver(options.config, shared.serverString)
   shared.respond = createResponder(options, shared)
   shared.links = createLinks(options, shared)
-  shared.handlers = shared.links.map((link) => link.version === undefined ? link.name : link.name + ' ' + link.version)
+  shared.mods = shared.links.map((link) => link.version === undefined ? link.name : link.name + ' ' + link.version)
   return shared
 }
 
@@ -106,7 +106,8 @@ function createShared (options, runtime) {
  * @param {object} options runtime options
  * @param {import('./runtime').Runtime} runtime the process's runtime
  * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void,
- *   handleConnect: (req, socket, head) => void, handlers: string[], lifecycle: Lifecycle}}
+ *   handleConnect: (req, socket, head) => void, mods: string[], lifecycle: Lifecycle,
+ *   accessLog: import('./logging/access-log').AccessLog}}
  */
 function createPipeline (options, runtime) {
   const shared = createShared(options, runtime)
@@ -136,7 +137,7 @@ function createPipeline (options, runtime) {
     shared.respond.sendError(req, res, status)
   }
   const handleConnect = createConnectHandler(options, shared)
-  return { handleRequest, sendError, handleConnect, handlers: shared.handlers, lifecycle: shared.lifecycle, accessLog: runtime.accessLog }
+  return { handleRequest, sendError, handleConnect, mods: shared.mods, lifecycle: shared.lifecycle, accessLog: runtime.accessLog }
 }
 
 function buildStages (factories, options, shared) {

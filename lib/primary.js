@@ -51,7 +51,8 @@ class Supervisor {
     this.records = new Map()
     this.reloads = new ReloadQueue(() => this.applyReload(), () => this.phase === 'running' ? null : this.phase, log)
     this.sockets = new ListenSockets()
-    this.application = null
+    // The names (and versions) of the mods and script the workers run.
+    this.mods = null
     this.forceTimer = null
     this.fairShare = new FairShare((worker, share) => {
       if (worker.isConnected()) worker.send(message('fair-share', { connections: share }))
@@ -127,7 +128,7 @@ class Supervisor {
       record.hasSockets = this.sendSockets(worker, record.options)
       worker.send(message('accepting', { open: true }))
     }
-    this.application = msg.handlers
+    this.mods = msg.mods
     if (record.waiter !== null) {
       record.waiter.resolve()
       record.waiter = null
@@ -142,7 +143,7 @@ class Supervisor {
   }
 
   announce () {
-    if (this.application && this.application.length !== 0) this.log.info('application code: ' + this.application.join(', '))
+    if (this.mods && this.mods.length !== 0) this.log.info('application code: ' + this.mods.join(', '))
     const addresses = this.sockets.addresses(this.options.config)
     for (const line of listeningLines(addresses, this.options.config)) this.log.info(line)
     this.watchScript()

@@ -35,7 +35,7 @@ const Http2Response = countBodyBytes(SvrHttp2Response)
  * the addresses.
  * @param {object} options {config, configFile, installDir, disableMods, tls}
  * @param {import('./runtime').Runtime} runtime the process's runtime
- * @returns {{main: net.Server, plain: http.Server|null, handlers: string[], lifecycle: object}}
+ * @returns {{main: net.Server, plain: http.Server|null, mods: string[], lifecycle: object}}
  */
 function createServers (options, runtime) {
   const { log } = runtime
@@ -47,7 +47,7 @@ function createServers (options, runtime) {
   const main = config.secure ? createSecureServer(options) : createPlainServer(config)
   const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
   const pipeline = createPipeline(options, runtime)
-  const servers = { main, plain, handlers: pipeline.handlers, lifecycle: pipeline.lifecycle }
+  const servers = { main, plain, mods: pipeline.mods, lifecycle: pipeline.lifecycle }
   usePipeline(servers, pipeline, config)
   return servers
 }
@@ -122,7 +122,7 @@ function usePipeline (servers, pipeline, config) {
     if (previous.draining) pipeline.lifecycle.drain()
   }
   servers.lifecycle = pipeline.lifecycle
-  servers.handlers = pipeline.handlers
+  servers.mods = pipeline.mods
   // Answers written on the raw socket carry the configured headers too.
   const headerLines = rawHeaderLines(config, serverString(config))
   const refuseConnect = (req, socket) => answerConnectRefused(socket, headerLines)

@@ -84,7 +84,7 @@ async function boot (options, state, runtime) {
     state.servers = servers
     state.options = options
     startLoadReports()
-    process.send(message('listening', { pid: process.pid, handlers: servers.handlers }))
+    process.send(message('listening', { pid: process.pid, mods: servers.mods }))
   } catch (err) {
     reportBootError(err, listenError(err).message)
   }

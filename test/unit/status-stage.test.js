@@ -6,7 +6,7 @@ const { createStatusStage, formatDuration, STATUS_PATH } = require('../../lib/st
 const { inProcessRuntime } = require('../../lib/runtime')
 
 function stage (config = {}) {
-  const shared = { serverString: 'svr', handlers: [], respond: { sendError: mock.fn() }, runtime: inProcessRuntime({ warn () {} }).runtime }
+  const shared = { serverString: 'svr', mods: [], respond: { sendError: mock.fn() }, runtime: inProcessRuntime({ warn () {} }).runtime }
   const handler = createStatusStage({ config: { allowStatus: true, statusAllow: [], ...config } }, shared)
   return { handler, shared }
 }
