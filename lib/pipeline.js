@@ -107,7 +107,7 @@ function createShared (options, runtime) {
  * @param {import('./runtime').Runtime} runtime the process's runtime
  * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void,
  *   handleConnect: (req, socket, head) => void, mods: string[], lifecycle: Lifecycle,
- *   accessLog: import('./logging/access-log').AccessLog}}
+ *   runtime: import('./runtime').Runtime}}
  */
 function createPipeline (options, runtime) {
   const shared = createShared(options, runtime)
@@ -137,7 +137,7 @@ function createPipeline (options, runtime) {
     shared.respond.sendError(req, res, status)
   }
   const handleConnect = createConnectHandler(options, shared)
-  return { handleRequest, sendError, handleConnect, mods: shared.mods, lifecycle: shared.lifecycle, accessLog: runtime.accessLog }
+  return { handleRequest, sendError, handleConnect, mods: shared.mods, lifecycle: shared.lifecycle, runtime }
 }
 
 function buildStages (factories, options, shared) {

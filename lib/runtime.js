@@ -6,6 +6,7 @@ const { RuntimeBlocklist } = require('./access/runtime-blocklist')
 const { fullSnapshot } = require('./cluster-stats')
 const { AccessLog } = require('./logging/access-log')
 const { createMetrics, activeConnections } = require('./metrics/worker')
+const { WorkerBalance } = require('./balance/worker')
 
 /**
  * What one worker process holds besides its pipeline: its logger, its
@@ -30,6 +31,8 @@ class Runtime {
     this.accessLog = accessLog || new AccessLog(this.name)
     // prom-client's registry, made when `metricsPath` is first set.
     this.metrics = null
+    // Its HTTP/1 connections against its fair share (lib/balance).
+    this.balance = new WorkerBalance()
     // The servers whose connections the status page and metrics count.
     this.servers = null
   }
@@ -77,7 +80,8 @@ class Runtime {
     return {
       'stats-collect': () => fullSnapshot(this),
       'metrics-collect': () => this.metricsSnapshot(),
-      blocklist: (msg) => this.blocklist.set(msg.entries)
+      blocklist: (msg) => this.blocklist.set(msg.entries),
+      'fair-share': (msg) => this.balance.share(msg)
     }
   }
 }

@@ -14,7 +14,6 @@ const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
 const { countBodyBytes } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
 const { stateOf } = require('./server-state')
-const { shedIfOverShare } = require('./balance/worker')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -139,7 +138,7 @@ function usePipeline (servers, pipeline, config) {
 
 // Installed once per server: every event goes to the route of the moment.
 function listenForRequests (server, state) {
-  server.on('clientError', (err, socket) => answerClientError(err, socket, state.route.headerLines, state.route.pipeline.accessLog))
+  server.on('clientError', (err, socket) => answerClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime.accessLog))
   if (state.sni !== null) server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines))
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
@@ -149,10 +148,11 @@ function listenForRequests (server, state) {
   })
   server.on('request', function onRequest (req, res) {
     const { pipeline } = state.route
+    const { runtime } = pipeline
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
     if (state.draining) res.shouldKeepAlive = false
-    else shedIfOverShare(req, res)
-    pipeline.accessLog.observe(req, res)
+    else runtime.balance.shedIfOverShare(req, res)
+    runtime.accessLog.observe(req, res)
     if (declaresTooLargeBody(req, state.maxBody)) {
       // The body is not read, so the connection cannot carry another request.
       res.shouldKeepAlive = false
@@ -164,7 +164,7 @@ function listenForRequests (server, state) {
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {
-    state.route.pipeline.accessLog.observe(req, res)
+    state.route.pipeline.runtime.accessLog.observe(req, res)
     state.route.pipeline.sendError(req, res, 417)
   })
 }

@@ -10,7 +10,6 @@ const { listenOnHandle } = require('./listen-sockets')
 const { containRequestError } = require('./request-scope')
 const { configureLogs, reopenLogs, flushLogs } = require('./logging')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./console/accepting')
-const { startLoadReports, setFairShare } = require('./balance/worker')
 const { enterWebroot } = require('./application-environment')
 
 /**
@@ -37,7 +36,6 @@ function runWorker () {
     listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
     accepting: (msg) => setAccepting(state, msg.open, log),
     shutdown: (msg) => stop(state, msg.delay || 0),
-    'fair-share': setFairShare,
     'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
   process.on('message', (msg, handle) => dispatch(handlers, msg, coordinator, handle))
@@ -83,7 +81,7 @@ async function boot (options, state, runtime) {
     servers.lifecycle.listening()
     state.servers = servers
     state.options = options
-    startLoadReports()
+    runtime.balance.startReports(runtime.coordinator)
     process.send(message('listening', { pid: process.pid, mods: servers.mods }))
   } catch (err) {
     reportBootError(err, listenError(err).message)

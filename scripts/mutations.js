@@ -224,8 +224,8 @@ module.exports = [
   {
     file: 'lib/server.js',
     what: 'responses during the drain do not say Connection: close',
-    find: '    if (state.draining) res.shouldKeepAlive = false\n    else shedIfOverShare(req, res)\n',
-    replace: '    shedIfOverShare(req, res)\n',
+    find: '    if (state.draining) res.shouldKeepAlive = false\n    else runtime.balance.shedIfOverShare(req, res)\n',
+    replace: '    runtime.balance.shedIfOverShare(req, res)\n',
     tests: LIFECYCLE
   },
   {
