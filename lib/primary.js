@@ -10,7 +10,6 @@ const { listeningLines, listenError, removeStaleSockets } = require('./listen')
 const { ListenSockets } = require('./listen-sockets')
 const { scriptPath } = require('./script/locate')
 const { warnForwardingConfig } = require('./access/client-address')
-const { configureLogs, reopenLogsOnSignal } = require('./logging')
 const { countRestart, countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
@@ -40,8 +39,10 @@ function workerCount (config) {
  * drains them on SIGTERM/SIGINT. It never serves requests itself.
  */
 class Supervisor {
-  constructor (options, args, log, prepared) {
+  constructor (options, args, { log, logs }, prepared) {
     this.options = options
+    // The primary's own log files (its error.log).
+    this.logs = logs
     this.prepared = prepared
     this.watcher = null
     this.args = args
@@ -286,7 +287,7 @@ class Supervisor {
     this.options = options
     // The retiring workers hold their own descriptors until they stop accepting.
     this.sockets.release(this.configsInUse())
-    await configureLogs(options, { accessLog: null }).catch((err) => this.log.error('cannot open the log files:', err.message))
+    await this.logs.configure(options, null).catch((err) => this.log.error('cannot open the log files:', err.message))
     countReload('applied')
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
     if (JSON.stringify(previousAddresses) !== JSON.stringify(this.sockets.addresses(config))) this.announce()
@@ -424,7 +425,7 @@ class Supervisor {
   // SIGUSR1, after logrotate has renamed the files: the primary's own
   // error.log, and every worker's.
   reopenLogs () {
-    reopenLogsOnSignal(this.log)
+    this.logs.reopenOnSignal(this.log)
     this.broadcast(message('reopen-logs'))
   }
 
@@ -533,10 +534,11 @@ const SCHEDULING_ENV = Object.freeze({ UV_TCP_SINGLE_ACCEPT: '1' })
 /**
  * @param {object} options runtime options with the validated config
  * @param {object} args parsed command line
- * @param {object} log
+ * @param {{log: object, logs: import('./logging').LogFiles}} output the primary's logger and its log files
  * @param {{mods: object[], remove: Function}} prepared the mods made ready by prepareMods
  */
-async function runPrimary (options, args, log, prepared) {
+async function runPrimary (options, args, output, prepared) {
+  const { log } = output
   // Workers share the listening socket and accept from the kernel queue
   // themselves. With round-robin the primary accepts and hands each
   // connection over IPC; one handed to a worker that has just died is never
@@ -545,7 +547,7 @@ async function runPrimary (options, args, log, prepared) {
   // connection.
   cluster.schedulingPolicy = cluster.SCHED_NONE
   cluster.setupPrimary({ exec: require.resolve('../svr.js'), args: [] })
-  const supervisor = new Supervisor(options, args, log, prepared)
+  const supervisor = new Supervisor(options, args, output, prepared)
   process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
   process.on('SIGINT', () => supervisor.stop('SIGINT'))
   process.on('SIGHUP', () => { supervisor.reload() })

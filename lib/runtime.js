@@ -5,6 +5,7 @@ const { Coordinator } = require('./coordinator')
 const { RuntimeBlocklist } = require('./access/runtime-blocklist')
 const { fullSnapshot } = require('./cluster-stats')
 const { AccessLog } = require('./logging/access-log')
+const { LogFiles } = require('./logging')
 const { createMetrics, activeConnections } = require('./metrics/worker')
 const { WorkerBalance } = require('./balance/worker')
 
@@ -17,12 +18,13 @@ const { WorkerBalance } = require('./balance/worker')
  */
 class Runtime {
   /**
-   * @param {{log: object, slot: number|null, coordinator: import('./ipc').Peer, accessLog?: AccessLog}} parts
-   *   slot: the worker slot, null for the worker of --single-threaded;
-   *   accessLog: one made before the runtime (--single-threaded opens its logs first)
+   * @param {{log: object, logs: LogFiles, slot: number|null, coordinator: import('./ipc').Peer, accessLog?: AccessLog}} parts
+   *   logs: the process's log files, which `log` writes to; slot: the worker slot, null for the worker
+   *   of --single-threaded; accessLog: one made before the runtime (--single-threaded opens its logs first)
    */
-  constructor ({ log, slot, coordinator, accessLog }) {
+  constructor ({ log, logs, slot, coordinator, accessLog }) {
     this.log = log
+    this.logs = logs
     this.slot = slot
     // The log and metrics label of this worker.
     this.name = slot === null ? 'single' : String(slot)
@@ -91,16 +93,16 @@ class Runtime {
  * in-process channel: --single-threaded (and unit tests) get the same
  * services, over the same requests, as a cluster.
  * @param {object} log
- * @param {AccessLog} [accessLog]
+ * @param {{logs?: LogFiles, accessLog?: AccessLog}} [output] the process's log files and access log
  * @returns {{runtime: Runtime, coordinator: Coordinator, worker: import('./ipc').Peer}}
  *   worker: the coordinator's end of the channel to the runtime
  */
-function inProcessRuntime (log, accessLog) {
+function inProcessRuntime (log, { logs = new LogFiles(), accessLog } = {}) {
   let workerTable = null
   let coordinator = null
   const pair = inProcessPair(() => coordinator.table, () => workerTable)
   coordinator = new Coordinator(log, () => [{ slot: null, pid: process.pid, peer: pair.a }])
-  const runtime = new Runtime({ log, slot: null, coordinator: pair.b, accessLog })
+  const runtime = new Runtime({ log, logs, slot: null, coordinator: pair.b, accessLog })
   workerTable = serve(runtime.services())
   return { runtime, coordinator, worker: pair.a }
 }

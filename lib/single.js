@@ -7,7 +7,6 @@ const { createPipeline } = require('./pipeline')
 const { svrError } = require('./errors')
 const { containRequestError } = require('./request-scope')
 const { warnForwardingConfig } = require('./access/client-address')
-const { configureLogs, reopenLogsOnSignal, flushLogs } = require('./logging')
 const { countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
@@ -21,16 +20,17 @@ const { useApplicationNodePath, enterWebroot } = require('./application-environm
  * for environments that supervise processes themselves.
  * @param {object} options runtime options
  * @param {object} args parsed command line
- * @param {object} log
+ * @param {{log: object, logs: import('./logging').LogFiles, accessLog: import('./logging/access-log').AccessLog}} output
+ *   the process's logger, its log files and its access log, opened before the start
  * @param {{mods: object[], remove: Function}} prepared the mods made ready by prepareMods
- * @param {import('./logging/access-log').AccessLog} accessLog opened with the event log
  */
-async function runSingle (options, args, log, prepared, accessLog) {
+async function runSingle (options, args, output, prepared) {
+  const { log, logs, accessLog } = output
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
   warnForwardingConfig(options.config, log)
   const { config } = options
   await removeStaleSockets(config)
-  const { runtime, worker } = inProcessRuntime(log, accessLog)
+  const { runtime, worker } = inProcessRuntime(log, { logs, accessLog })
   const blocks = new BlockState(options, (entries) => worker.notify('blocklist', { entries }), log)
   runtime.blocklist.set(await blocks.load())
   let servers
@@ -57,7 +57,7 @@ async function runSingle (options, args, log, prepared, accessLog) {
   process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
   process.on('SIGHUP', () => reloads.request())
-  process.on('SIGUSR1', () => reopenLogsOnSignal(log))
+  process.on('SIGUSR1', () => logs.reopenOnSignal(log))
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
   startConsole(singleActions({
@@ -95,7 +95,7 @@ async function stop (servers, state, log, signal) {
   await shutDown(servers, shutdownDelay)
   clearTimeout(timer)
   log.info('stopped')
-  await flushLogs()
+  await state.runtime.logs.flush()
   process.exit(0)
 }
 
@@ -132,7 +132,7 @@ async function reload (servers, state, args, log) {
   }
   usePipeline(servers, pipeline, config)
   if (config.secure) useCertificates(servers, options)
-  await configureLogs(options, { accessLog: state.runtime.accessLog }).catch((err) => log.error('cannot open the log files:', err.message))
+  await state.runtime.logs.configure(options, state.runtime.accessLog).catch((err) => log.error('cannot open the log files:', err.message))
   state.runtime.configureMetrics(options)
   countReload('applied')
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()

@@ -8,7 +8,7 @@ const { createServers, shutDown } = require('./server')
 const { listenError } = require('./listen')
 const { listenOnHandle } = require('./listen-sockets')
 const { containRequestError } = require('./request-scope')
-const { configureLogs, reopenLogs, flushLogs } = require('./logging')
+const { LogFiles } = require('./logging')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./console/accepting')
 const { enterWebroot } = require('./application-environment')
 
@@ -17,12 +17,13 @@ const { enterWebroot } = require('./application-environment')
  * pipeline, listens, and reports back. It never reads the config file.
  */
 function runWorker () {
-  const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid))
+  const logs = new LogFiles()
+  const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid), logs)
   // handles: the listening sockets the primary sent, by server role, until used.
-  const state = { servers: null, options: null, stopping: false, handles: new Map() }
+  const state = { servers: null, options: null, stopping: false, handles: new Map(), logs }
   const slot = Number(process.env.SVR_SLOT)
   const coordinator = primaryPeer()
-  const runtime = new Runtime({ log, slot: Number.isInteger(slot) ? slot : null, coordinator })
+  const runtime = new Runtime({ log, logs, slot: Number.isInteger(slot) ? slot : null, coordinator })
 
   const handlers = {
     // What the coordinator asks of every worker, and its replies.
@@ -36,7 +37,7 @@ function runWorker () {
     listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
     accepting: (msg) => setAccepting(state, msg.open, log),
     shutdown: (msg) => stop(state, msg.delay || 0),
-    'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
+    'reopen-logs': () => logs.reopen().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
   process.on('message', (msg, handle) => dispatch(handlers, msg, coordinator, handle))
 
@@ -64,7 +65,7 @@ function crashUnlessContained (err, log) {
 async function boot (options, state, runtime) {
   let servers
   try {
-    await configureLogs(options, { accessLog: runtime.accessLog })
+    await runtime.logs.configure(options, runtime.accessLog)
     runtime.configureMetrics(options)
     enterWebroot(options.config)
     servers = createServers(options, runtime)
@@ -123,7 +124,7 @@ async function stop (state, delay) {
     setTimeout(() => process.exit(1), delay + shutdownTimeout).unref()
     await shutDown(state.servers, delay)
   }
-  await flushLogs()
+  await state.logs.flush()
   process.exit(0)
 }
 
