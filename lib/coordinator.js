@@ -1,6 +1,8 @@
 'use strict'
 
-const { serve } = require('./ipc')
+const { serve, inProcessPair } = require('./ipc')
+const { Runtime } = require('./runtime')
+const { LogFiles } = require('./logging')
 const { statsServices } = require('./cluster-stats')
 const { metricsServices } = require('./metrics/query')
 const { throttleServices } = require('./auth/cluster-throttle')
@@ -42,4 +44,23 @@ class Coordinator {
   }
 }
 
-module.exports = { Coordinator }
+/**
+ * The coordinator and one worker runtime in this process, joined by the
+ * in-process channel: --single-threaded (and unit tests) get the same
+ * services, over the same requests, as a cluster.
+ * @param {object} log
+ * @param {{logs?: LogFiles, accessLog?: import('./logging/access-log').AccessLog}} [output] the process's log files and access log
+ * @returns {{runtime: Runtime, coordinator: Coordinator, worker: import('./ipc').Peer}}
+ *   worker: the coordinator's end of the channel to the runtime
+ */
+function inProcessRuntime (log, { logs = new LogFiles(), accessLog } = {}) {
+  let workerTable = null
+  let coordinator = null
+  const pair = inProcessPair(() => coordinator.table, () => workerTable)
+  coordinator = new Coordinator(log, () => [{ slot: null, pid: process.pid, peer: pair.a }])
+  const runtime = new Runtime({ log, logs, slot: null, coordinator: pair.b, accessLog })
+  workerTable = serve(runtime.services())
+  return { runtime, coordinator, worker: pair.a }
+}
+
+module.exports = { Coordinator, inProcessRuntime }

@@ -1,12 +1,12 @@
 'use strict'
 
+const { svrError } = require('./errors')
+
 /**
  * Messages between the primary and its workers are plain objects tagged with
  * a namespace, so traffic that a mod or script sends over the same channel
  * with process.send() can never be mistaken for ours.
  */
-const { svrError } = require('./errors')
-
 const NS = 'svr'
 // The act of every answer to a request; its `id` names the request.
 const REPLY = 'reply'

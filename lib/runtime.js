@@ -1,24 +1,22 @@
 'use strict'
 
-const { serve, inProcessPair } = require('./ipc')
-const { Coordinator } = require('./coordinator')
 const { RuntimeBlocklist } = require('./access/runtime-blocklist')
 const { fullSnapshot } = require('./cluster-stats')
 const { AccessLog } = require('./logging/access-log')
-const { LogFiles } = require('./logging')
 const { createMetrics, activeConnections } = require('./metrics/worker')
 const { WorkerBalance } = require('./balance/worker')
 
 /**
- * What one worker process holds besides its pipeline: its logger, its
- * coordinator client, the blocklist the coordinator keeps it up to date
- * with, its access log, its metrics registry and its servers. Stages see it
- * as `shared.runtime`; a reload builds a new pipeline on the same runtime,
- * so counters and the metrics registry carry on.
+ * What one worker process holds besides its pipeline: its logger and log
+ * files, its coordinator client, the blocklist the coordinator keeps it up
+ * to date with, its access log, its metrics registry, its share of the load
+ * balance and its servers. Stages see it as `shared.runtime`; a reload
+ * builds a new pipeline on the same runtime, so counters and the metrics
+ * registry carry on.
  */
 class Runtime {
   /**
-   * @param {{log: object, logs: LogFiles, slot: number|null, coordinator: import('./ipc').Peer, accessLog?: AccessLog}} parts
+   * @param {{log: object, logs: import('./logging').LogFiles, slot: number|null, coordinator: import('./ipc').Peer, accessLog?: AccessLog}} parts
    *   logs: the process's log files, which `log` writes to; slot: the worker slot, null for the worker
    *   of --single-threaded; accessLog: one made before the runtime (--single-threaded opens its logs first)
    */
@@ -88,23 +86,4 @@ class Runtime {
   }
 }
 
-/**
- * The coordinator and one worker runtime in this process, joined by the
- * in-process channel: --single-threaded (and unit tests) get the same
- * services, over the same requests, as a cluster.
- * @param {object} log
- * @param {{logs?: LogFiles, accessLog?: AccessLog}} [output] the process's log files and access log
- * @returns {{runtime: Runtime, coordinator: Coordinator, worker: import('./ipc').Peer}}
- *   worker: the coordinator's end of the channel to the runtime
- */
-function inProcessRuntime (log, { logs = new LogFiles(), accessLog } = {}) {
-  let workerTable = null
-  let coordinator = null
-  const pair = inProcessPair(() => coordinator.table, () => workerTable)
-  coordinator = new Coordinator(log, () => [{ slot: null, pid: process.pid, peer: pair.a }])
-  const runtime = new Runtime({ log, logs, slot: null, coordinator: pair.b, accessLog })
-  workerTable = serve(runtime.services())
-  return { runtime, coordinator, worker: pair.a }
-}
-
-module.exports = { Runtime, inProcessRuntime }
+module.exports = { Runtime }

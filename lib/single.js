@@ -11,7 +11,7 @@ const { countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { singleActions } = require('./console/actions')
-const { inProcessRuntime } = require('./runtime')
+const { inProcessRuntime } = require('./coordinator')
 const { useApplicationNodePath, enterWebroot } = require('./application-environment')
 
 /**
