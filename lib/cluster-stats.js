@@ -1,6 +1,5 @@
 'use strict'
 
-const { snapshot } = require('./stats')
 const { primaryCounters } = require('./metrics/primary')
 
 // The coordinator gives workers this long to send their counters; one that
@@ -40,7 +39,7 @@ function collectStats (runtime) {
  * @returns {Promise<object>}
  */
 async function fullSnapshot (runtime) {
-  return { ...snapshot(), bytesSent: runtime.bytesSent(), connections: await runtime.activeConnections() }
+  return { ...runtime.stats.snapshot(), bytesSent: runtime.bytesSent(), connections: await runtime.activeConnections() }
 }
 
 function processStart () {

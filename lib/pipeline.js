@@ -5,7 +5,6 @@ const { createFileStore } = require('./file-store')
 const { createResponder } = require('./respond')
 const { createSiteResolver } = require('./site')
 const { serverString } = require('./version')
-const { countRequest } = require('./stats')
 const { createHeadersStage } = require('./stages/headers')
 const { createHealthStage } = require('./stages/health')
 const { createRequestTargetStage } = require('./stages/request-target')
@@ -118,8 +117,9 @@ function createPipeline (options, runtime) {
   // What the headers stage needs of a request that has no target (an
   // HTTP/2 CONNECT): only entries for any host and address apply.
   const noTarget = { site: shared.sites.resolve('', '') }
+  const { stats } = runtime
   function handleRequest (req, res) {
-    countRequest(res)
+    stats.countRequest(res)
     const ctx = createContext(req, options, shared)
     if (proxying && isAbsoluteForm(req.url)) {
       ctx.isProxy = true
@@ -131,7 +131,7 @@ function createPipeline (options, runtime) {
   // Answers decided before the pipeline (413 on Content-Length, 417, an
   // HTTP/2 CONNECT) carry Server and the custom headers like any other.
   function sendError (req, res, status) {
-    countRequest(res)
+    stats.countRequest(res)
     const ctx = typeof req.url === 'string' ? createContext(req, options, shared) : noTarget
     setCustomHeaders(req, res, ctx)
     shared.respond.sendError(req, res, status)

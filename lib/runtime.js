@@ -5,6 +5,7 @@ const { fullSnapshot } = require('./cluster-stats')
 const { AccessLog } = require('./logging/access-log')
 const { createMetrics, activeConnections } = require('./metrics/worker')
 const { WorkerBalance } = require('./balance/worker')
+const { RequestStats } = require('./stats')
 
 /**
  * What one worker process holds besides its pipeline: its logger and log
@@ -28,6 +29,8 @@ class Runtime {
     this.name = slot === null ? 'single' : String(slot)
     this.coordinator = coordinator
     this.blocklist = new RuntimeBlocklist()
+    // Requests, errors and malformed requests, for the status page.
+    this.stats = new RequestStats()
     this.accessLog = accessLog || new AccessLog(this.name)
     // prom-client's registry, made when `metricsPath` is first set.
     this.metrics = null

@@ -5,6 +5,7 @@ const assert = require('node:assert/strict')
 const { Coordinator } = require('../../lib/coordinator')
 const { collectStats } = require('../../lib/cluster-stats')
 const { Peer, NS, inProcessPair } = require('../../lib/ipc')
+const { RequestStats } = require('../../lib/stats')
 
 /** A worker's end as the coordinator sees it: records what it is sent. */
 function fakeWorker (connected = true) {
@@ -86,6 +87,7 @@ describe('collectStats', () => {
   const runtime = (coordinator) => ({
     slot: 7,
     coordinator,
+    stats: new RequestStats(),
     bytesSent: () => 5,
     activeConnections: async () => 2
   })
