@@ -20,10 +20,11 @@ class Coordinator {
    *   every worker slot; `peer` null for a slot without a ready worker
    */
   constructor (log, targets) {
+    this.log = log
     this.targets = targets
     // The one table of cluster-wide services: act -> service(msg, from).
     this.services = {
-      ...throttleServices(log),
+      ...throttleServices(this),
       ...statsServices(this),
       ...metricsServices(this)
     }

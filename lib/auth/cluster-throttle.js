@@ -40,12 +40,12 @@ function seconds (retryAfter) {
  * Coordinator services: one LoginThrottle for every worker. It lives as
  * long as the coordinator, so counters and locks survive reloads and worker
  * restarts.
- * @param {{warn: Function}} log
+ * @param {{log: {warn: Function}}} coordinator
  * @param {object} [options] LoginThrottle options (tests)
  * @returns {Object<string, (msg: object) => number|void>}
  */
-function throttleServices (log, options = {}) {
-  const throttle = new LoginThrottle({ onLock: lockLogger(log), ...options })
+function throttleServices (coordinator, options = {}) {
+  const throttle = new LoginThrottle({ onLock: lockLogger(coordinator.log), ...options })
   return {
     'auth-check': (msg) => throttle.check(...queryOf(msg, true)),
     'auth-attempt': (msg) => throttle.attempt(...queryOf(msg, false)),

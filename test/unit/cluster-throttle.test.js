@@ -16,7 +16,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve))
 describe('cluster throttle', () => {
   it('should answer checks and attempts with the lock in seconds', async () => {
     const warnings = []
-    const handlers = serve(throttleServices({ warn: (line) => warnings.push(line) }, { userLimit: 1 }))
+    const handlers = serve(throttleServices({ log: { warn: (line) => warnings.push(line) } }, { userLimit: 1 }))
     const peer = fakePeer()
     dispatch(handlers, message('auth-attempt', { id: 1, address: '192.0.2.1', user: 'alice' }), peer)
     dispatch(handlers, message('auth-attempt', { id: 2, address: '192.0.2.1', user: 'alice' }), peer)
@@ -30,7 +30,7 @@ describe('cluster throttle', () => {
   })
 
   it('should reset on success', async () => {
-    const handlers = serve(throttleServices({ warn () {} }, { userLimit: 1 }))
+    const handlers = serve(throttleServices({ log: { warn () {} } }, { userLimit: 1 }))
     const peer = fakePeer()
     dispatch(handlers, message('auth-attempt', { id: 1, address: '192.0.2.1', user: 'alice' }), peer)
     dispatch(handlers, message('auth-success', { address: '192.0.2.1', user: 'alice', counted: true }), peer)
@@ -41,7 +41,7 @@ describe('cluster throttle', () => {
   })
 
   it('should refuse malformed queries without a verdict', async () => {
-    const handlers = serve(throttleServices({ warn () {} }))
+    const handlers = serve(throttleServices({ log: { warn () {} } }))
     const peer = fakePeer()
     for (const fields of [{}, { id: 'x', address: '1.2.3.4', user: 'a' }, { id: 1, address: 5, user: 'a' }, { id: 1, address: '1.2.3.4', user: {} }]) {
       assert.doesNotThrow(() => dispatch(handlers, message('auth-attempt', fields), peer))
@@ -56,7 +56,7 @@ describe('cluster throttle', () => {
   })
 
   it('should keep the counters in the coordinator, across clients', async () => {
-    const services = serve(throttleServices({ warn () {} }))
+    const services = serve(throttleServices({ log: { warn () {} } }))
     const pair = inProcessPair(() => services, () => serve({}))
     const first = createThrottleClient({ coordinator: pair.b })
     for (let i = 0; i < 5; i++) assert.equal(await first.attempt('192.0.2.99', 'zed'), 0)

@@ -50,8 +50,12 @@ describe('request and reply', () => {
     let answer
     const { b } = pair({ slow: () => new Promise((resolve) => { answer = resolve }) })
     await assert.rejects(b.request('slow', {}, { timeout: 20 }), { code: 'SVR_ERR_IPC_TIMEOUT', message: 'no answer to slow within 20 ms' })
+    assert.equal(b.pending.size, 0, 'nothing waits once the request timed out')
+    const settle = mock.method(b, 'settle')
     answer(1)
     await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(settle.mock.callCount(), 1, 'the late answer arrived')
     assert.equal(b.pending.size, 0)
   })
 
