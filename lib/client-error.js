@@ -1,8 +1,6 @@
 'use strict'
 
 const { reasonPhrase } = require('./respond')
-const { countMalformed } = require('./stats')
-const { logRejectedRequest } = require('./logging/access-log')
 const { compileHeaderSet } = require('./custom-headers')
 
 // nginx answers a request line longer than its header buffer (8 KiB) with 414.
@@ -47,20 +45,21 @@ function rawHeaderLines (config, serverString) {
  * @param {Error & {code?: string, rawPacket?: Buffer}} err
  * @param {import('node:net').Socket} socket
  * @param {string} headerLines from rawHeaderLines
+ * @param {import('./runtime').Runtime} runtime the worker's, whose counters and access log take the refused request
  */
-function answerClientError (err, socket, headerLines) {
+function answerClientError (err, socket, headerLines, runtime) {
   if (!socket.writable || err.code === 'ECONNRESET') {
     socket.destroy()
     return
   }
-  countMalformed()
+  runtime.stats.countMalformed()
   let status = STATUS_BY_CODE[err.code] || 400
   if (status === 431 && requestLineTooLong(err.rawPacket)) status = 414
   // llhttp calls anything before the first space a method: a line that is
   // not "METHOD target HTTP/x.y" at all is a bad request, not a bad method.
   const line = lineAt(err.rawPacket, err.bytesParsed)
   if (status === 405 && !looksLikeRequestLine(line)) status = 400
-  afterPendingResponses(socket, status, headerLines, line)
+  afterPendingResponses(socket, status, headerLines, line, runtime.accessLog)
 }
 
 /**
@@ -70,8 +69,9 @@ function answerClientError (err, socket, headerLines) {
  * @param {Error & {code?: string}} err
  * @param {import('node:tls').TLSSocket} tlsSocket
  * @param {string} headerLines from rawHeaderLines
+ * @param {import('./runtime').Runtime} runtime the worker's, whose counters take the refused request
  */
-function answerTlsClientError (err, tlsSocket, headerLines) {
+function answerTlsClientError (err, tlsSocket, headerLines, runtime) {
   // The TCP socket under the TLS one is reachable only through this
   // long-stable private field; without it the connection just closes.
   const raw = tlsSocket._parent
@@ -79,7 +79,7 @@ function answerTlsClientError (err, tlsSocket, headerLines) {
     tlsSocket.destroy()
     return
   }
-  countMalformed()
+  runtime.stats.countMalformed()
   raw.end(rawPage(497, headerLines).text, 'latin1')
 }
 
@@ -100,10 +100,10 @@ function answerConnectRefused (socket, headerLines) {
 // long-stable field) and attaches the next pipelined one when it finishes.
 // Writing the error page and closing before they are done would cut off
 // answers to requests that were perfectly valid.
-function afterPendingResponses (socket, status, headerLines, line) {
+function afterPendingResponses (socket, status, headerLines, line, accessLog) {
   const pending = socket._httpMessage
   if (pending) {
-    pending.once('close', () => afterPendingResponses(socket, status, headerLines, line))
+    pending.once('close', () => afterPendingResponses(socket, status, headerLines, line, accessLog))
     return
   }
   if (!socket.writable) {
@@ -111,7 +111,7 @@ function afterPendingResponses (socket, status, headerLines, line) {
     return
   }
   const page = rawPage(status, headerLines)
-  logRejectedRequest(socket, status, line === null ? null : line.slice(0, MAX_LOGGED_LINE), page.bodyBytes)
+  accessLog.logRejected(socket, status, line === null ? null : line.slice(0, MAX_LOGGED_LINE), page.bodyBytes)
   // Header values may hold latin-1 characters, sent as single bytes as Node does.
   socket.end(page.text, 'latin1')
 }

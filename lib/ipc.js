@@ -1,11 +1,15 @@
 'use strict'
 
+const { svrError } = require('./errors')
+
 /**
  * Messages between the primary and its workers are plain objects tagged with
  * a namespace, so traffic that a mod or script sends over the same channel
  * with process.send() can never be mistaken for ours.
  */
 const NS = 'svr'
+// The act of every answer to a request; its `id` names the request.
+const REPLY = 'reply'
 
 /**
  * @param {string} act
@@ -31,4 +35,139 @@ function dispatch (table, msg, ...extra) {
   return true
 }
 
-module.exports = { NS, message, dispatch }
+/**
+ * One end of a channel: tagged messages one way, and requests whose answer
+ * comes back as a `reply` with the same id. Every request of this end waits
+ * in one pending map, so a late answer (after its timeout) finds nothing and
+ * is dropped.
+ */
+class Peer {
+  /**
+   * @param {(msg: object) => boolean} send delivers a message to the other
+   *   end; false when that end is gone
+   */
+  constructor (send) {
+    this.send = send
+    this.pending = new Map()
+    this.lastId = 0
+  }
+
+  /**
+   * @param {string} act
+   * @param {object} [fields]
+   * @param {{timeout: number}} options ms to wait for the reply
+   * @returns {Promise<*>} the value the other end answered
+   * @throws {Error} code SVR_ERR_IPC_TIMEOUT when no answer came in time,
+   *   SVR_ERR_IPC_GONE when the other end is gone, SVR_ERR_IPC_FAILED when it answered with an error
+   */
+  request (act, fields, { timeout }) {
+    const id = ++this.lastId
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id)
+        reject(svrError('SVR_ERR_IPC_TIMEOUT', [act, timeout]))
+      }, timeout)
+      this.pending.set(id, { resolve, reject, timer, act })
+      if (!this.send(message(act, { ...fields, id }))) {
+        this.pending.delete(id)
+        clearTimeout(timer)
+        reject(svrError('SVR_ERR_IPC_GONE', [act]))
+      }
+    })
+  }
+
+  /**
+   * Send without waiting for an answer.
+   * @param {string} act
+   * @param {object} [fields]
+   * @returns {boolean} whether the other end was there to take it
+   */
+  notify (act, fields) {
+    return this.send(message(act, fields))
+  }
+
+  /**
+   * Hand a `reply` to the request waiting for it.
+   * @param {{id: number, value?: *, error?: string}} msg
+   */
+  settle (msg) {
+    const entry = this.pending.get(msg.id)
+    if (entry === undefined) return
+    this.pending.delete(msg.id)
+    clearTimeout(entry.timer)
+    if (typeof msg.error === 'string') entry.reject(svrError('SVR_ERR_IPC_FAILED', [entry.act, msg.error]))
+    else entry.resolve(msg.value)
+  }
+}
+
+/**
+ * Dispatch-table entries for a table of services: each gets the message and
+ * the Peer it came from, and what it returns (or resolves to) goes back as
+ * the `reply` when the message carries an id; without one it is a notice
+ * and nothing is answered. A service that throws answers an error, so a
+ * malformed message from a mod can never bring down the process that serves.
+ * Every table also settles the replies to this end's own requests.
+ * @param {Object<string, (msg: object, from: Peer) => *>} services
+ * @returns {Object<string, (msg: object, from: Peer) => void>}
+ */
+function serve (services) {
+  const table = { [REPLY]: (msg, from) => from.settle(msg) }
+  for (const [act, service] of Object.entries(services)) {
+    table[act] = (msg, from) => {
+      const asked = Number.isInteger(msg.id)
+      new Promise((resolve) => resolve(service(msg, from))).then(
+        (value) => { if (asked) from.notify(REPLY, { id: msg.id, value }) },
+        (err) => { if (asked) from.notify(REPLY, { id: msg.id, error: err.message }) })
+    }
+  }
+  return table
+}
+
+/**
+ * The cluster channel, seen from a worker: its Peer for the primary.
+ * @returns {Peer}
+ */
+function primaryPeer () {
+  return new Peer((msg) => {
+    if (!process.connected) return false
+    process.send(msg)
+    return true
+  })
+}
+
+/**
+ * The cluster channel, seen from the primary: its Peer for one worker.
+ * @param {import('node:cluster').Worker} worker
+ * @returns {Peer}
+ */
+function workerPeer (worker) {
+  return new Peer((msg) => {
+    if (!worker.isConnected()) return false
+    worker.send(msg)
+    return true
+  })
+}
+
+/**
+ * A channel inside one process (--single-threaded): two Peers whose
+ * messages are handed to the other end's dispatch table on a later turn of
+ * the event loop, as the cluster channel would. No socket handles pass here.
+ * @param {() => Object<string, Function>} tableA the table of end A (read at delivery)
+ * @param {() => Object<string, Function>} tableB the table of end B
+ * @returns {{a: Peer, b: Peer}} a sends to B's table, b to A's
+ */
+function inProcessPair (tableA, tableB) {
+  const pair = {}
+  let open = true
+  pair.a = new Peer((msg) => deliver(tableB, msg, () => pair.b))
+  pair.b = new Peer((msg) => deliver(tableA, msg, () => pair.a))
+  pair.close = () => { open = false }
+  function deliver (table, msg, from) {
+    if (!open) return false
+    setImmediate(() => dispatch(table(), msg, from()))
+    return true
+  }
+  return pair
+}
+
+module.exports = { NS, REPLY, message, dispatch, Peer, serve, primaryPeer, workerPeer, inProcessPair }

@@ -117,4 +117,16 @@ async function removeStaleSocket (path) {
   if (!alive) await fs.unlink(path).catch(() => {})
 }
 
-module.exports = { parseListenSpec, describeSpec, formatAddress, listeningLines, explainListenError, listenError, removeStaleSocket }
+/**
+ * Remove the stale Unix sockets of every address `config` listens on.
+ * @param {object} config
+ * @returns {Promise<void>}
+ */
+async function removeStaleSockets (config) {
+  for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
+    const spec = parseListenSpec(value)
+    if (spec.path !== undefined) await removeStaleSocket(spec.path)
+  }
+}
+
+module.exports = { parseListenSpec, describeSpec, formatAddress, listeningLines, explainListenError, listenError, removeStaleSocket, removeStaleSockets }

@@ -18,17 +18,6 @@ const LEVELS = {
 const RESET = '\x1b[0m'
 const NEWLINES = /\r?\n/g
 
-// With `logDirectory`, every event line is also appended to error.log,
-// always with its timestamp (lib/logging/index.js sets this).
-const files = { events: null }
-
-/**
- * @param {{write: (line: string) => void}|null} sink
- */
-function setEventSink (sink) {
-  files.events = sink
-}
-
 function useTimestamps () {
   return !process.env.JOURNAL_STREAM
 }
@@ -58,9 +47,11 @@ function describe (value) {
 
 /**
  * @param {string} who process label shown in every line, e.g. 'primary' or 'worker 2'
+ * @param {{events: {write: Function}|null}} [files] the process's log files (LogFiles):
+ *   with `logDirectory`, every line is also appended to error.log, always with its timestamp
  * @returns {{info: Function, warn: Function, error: Function, who: string}}
  */
-function createLogger (who) {
+function createLogger (who, files = { events: null }) {
   const stamp = useTimestamps()
   function write (level, stream, parts) {
     const message = withRequestId(parts.map(describe).join(' '))
@@ -75,4 +66,4 @@ function createLogger (who) {
   }
 }
 
-module.exports = { createLogger, formatLine, setEventSink }
+module.exports = { createLogger, formatLine }

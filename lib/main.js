@@ -14,7 +14,8 @@ const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util
 const { tempDir, ensureTempDir } = require('./server-root')
 const { checkScript } = require('./script/check')
 const { readTlsMaterial } = require('./tls/material')
-const { checkLogDirectory, configureLogs } = require('./logging')
+const { checkLogDirectory, LogFiles } = require('./logging')
+const { AccessLog } = require('./logging/access-log')
 
 const INSTALL_DIR = path.resolve(__dirname, '..')
 
@@ -86,16 +87,19 @@ async function main (argv) {
     return
   }
   const options = Object.freeze({ ...base, mods: prepared.mods })
+  // The access log of --single-threaded's one worker opens with the event log.
+  const accessLog = args.singleThreaded ? new AccessLog('single') : null
+  const logs = new LogFiles()
   try {
     await checkLogDirectory(options)
-    await configureLogs(options, { accessLog: args.singleThreaded, worker: 'single' })
+    await logs.configure(options, accessLog)
   } catch (err) {
     process.stderr.write('svr: ' + err.message + '\n')
     prepared.remove()
     process.exitCode = 1
     return
   }
-  const log = createLogger(args.singleThreaded ? 'single' : 'primary')
+  const log = createLogger(args.singleThreaded ? 'single' : 'primary', logs)
   for (const line of warnings) log.warn(line)
   warnIgnored(prepared, log)
   await ensureTempDir(options).catch((err) => log.warn('cannot make ' + tempDir(options) + ': ' + err.message +
@@ -104,9 +108,9 @@ async function main (argv) {
     Object.assign(process.env, config.environmentVariables)
     // Required here: a cluster's primary serves no request, so it never
     // loads the server and pipeline modules (a faster start).
-    await require('./single').runSingle(options, args, log, prepared)
+    await require('./single').runSingle(options, args, { log, logs, accessLog }, prepared)
   } else {
-    await runPrimary(options, args, log, prepared)
+    await runPrimary(options, args, { log, logs }, prepared)
   }
 }
 

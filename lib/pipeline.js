@@ -5,7 +5,6 @@ const { createFileStore } = require('./file-store')
 const { createResponder } = require('./respond')
 const { createSiteResolver } = require('./site')
 const { serverString } = require('./version')
-const { countRequest } = require('./stats')
 const { createHeadersStage } = require('./stages/headers')
 const { createHealthStage } = require('./stages/health')
 const { createRequestTargetStage } = require('./stages/request-target')
@@ -72,13 +71,15 @@ const PROXY_STAGES = [
 ]
 
 /**
- * Per-worker services the stages share.
+ * Per-pipeline services the stages share, and the process's runtime.
  * @param {object} options runtime options
- * @param {object} log
+ * @param {import('./runtime').Runtime} runtime
  */
-function createShared (options, log) {
+function createShared (options, runtime) {
   const shared = {
-    log,
+    // What the process holds across reloads: coordinator client, blocklist.
+    runtime,
+    log: runtime.log,
     serverString: serverString(options.config),
     // The virtual-host entries, resolved once per request (ctx.site).
     sites: null,
@@ -91,23 +92,24 @@ function createShared (options, log) {
     // The mods and script, loaded once: chain links, and their names (and
     // versions) for the log and the status page.
     links: [],
-    handlers: []
+    mods: []
   }
   shared.sites = createSiteResolver(options.config, shared.serverString)
   shared.respond = createResponder(options, shared)
   shared.links = createLinks(options, shared)
-  shared.handlers = shared.links.map((link) => link.version === undefined ? link.name : link.name + ' ' + link.version)
+  shared.mods = shared.links.map((link) => link.version === undefined ? link.name : link.name + ' ' + link.version)
   return shared
 }
 
 /**
  * @param {object} options runtime options
- * @param {object} log
+ * @param {import('./runtime').Runtime} runtime the process's runtime
  * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void,
- *   handleConnect: (req, socket, head) => void, handlers: string[], lifecycle: Lifecycle}}
+ *   handleConnect: (req, socket, head) => void, mods: string[], lifecycle: Lifecycle,
+ *   runtime: import('./runtime').Runtime}}
  */
-function createPipeline (options, log) {
-  const shared = createShared(options, log)
+function createPipeline (options, runtime) {
+  const shared = createShared(options, runtime)
   const stages = buildStages(STAGES, options, shared)
   const proxyStages = buildStages(PROXY_STAGES, options, shared)
   const proxying = shared.links.some((link) => typeof link.proxyRequest === 'function')
@@ -115,8 +117,9 @@ function createPipeline (options, log) {
   // What the headers stage needs of a request that has no target (an
   // HTTP/2 CONNECT): only entries for any host and address apply.
   const noTarget = { site: shared.sites.resolve('', '') }
+  const { stats } = runtime
   function handleRequest (req, res) {
-    countRequest(res)
+    stats.countRequest(res)
     const ctx = createContext(req, options, shared)
     if (proxying && isAbsoluteForm(req.url)) {
       ctx.isProxy = true
@@ -128,13 +131,13 @@ function createPipeline (options, log) {
   // Answers decided before the pipeline (413 on Content-Length, 417, an
   // HTTP/2 CONNECT) carry Server and the custom headers like any other.
   function sendError (req, res, status) {
-    countRequest(res)
+    stats.countRequest(res)
     const ctx = typeof req.url === 'string' ? createContext(req, options, shared) : noTarget
     setCustomHeaders(req, res, ctx)
     shared.respond.sendError(req, res, status)
   }
   const handleConnect = createConnectHandler(options, shared)
-  return { handleRequest, sendError, handleConnect, handlers: shared.handlers, lifecycle: shared.lifecycle }
+  return { handleRequest, sendError, handleConnect, mods: shared.mods, lifecycle: shared.lifecycle, runtime }
 }
 
 function buildStages (factories, options, shared) {

@@ -3,21 +3,19 @@
 const cluster = require('node:cluster')
 const fs = require('node:fs')
 const os = require('node:os')
-const { message, dispatch } = require('./ipc')
+const { message, dispatch, workerPeer } = require('./ipc')
+const { Coordinator } = require('./coordinator')
 const { svrError } = require('./errors')
-const { listeningLines, listenError, parseListenSpec, removeStaleSocket } = require('./listen')
+const { listeningLines, listenError, removeStaleSockets } = require('./listen')
 const { ListenSockets } = require('./listen-sockets')
 const { scriptPath } = require('./script/locate')
-const { StatsCollector } = require('./cluster-stats')
-const { createThrottleHandlers } = require('./auth/cluster-throttle')
 const { warnForwardingConfig } = require('./access/client-address')
-const { configureLogs, reopenLogs } = require('./logging')
-const { countRestart, countReload, renderMetrics, primaryCounters } = require('./metrics/primary')
+const { countRestart, countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { primaryActions } = require('./console/actions')
 const { FairShare } = require('./balance/primary')
-const { prepareReload } = require('./reload')
+const { prepareReload, ReloadQueue } = require('./reload')
 const { workerEnvironment } = require('./application-environment')
 
 // The delay before replacing a worker that exited within crashLoopWindow
@@ -41,8 +39,10 @@ function workerCount (config) {
  * drains them on SIGTERM/SIGINT. It never serves requests itself.
  */
 class Supervisor {
-  constructor (options, args, log, prepared) {
+  constructor (options, args, { log, logs }, prepared) {
     this.options = options
+    // The primary's own log files (its error.log).
+    this.logs = logs
     this.prepared = prepared
     this.watcher = null
     this.args = args
@@ -50,39 +50,31 @@ class Supervisor {
     this.phase = 'booting'
     this.slots = []
     this.records = new Map()
-    this.reloading = false
-    this.reloadPending = false
+    this.reloads = new ReloadQueue(() => this.applyReload(), () => this.phase === 'running' ? null : this.phase, log)
     this.sockets = new ListenSockets()
-    this.application = null
+    // The names (and versions) of the mods and script the workers run.
+    this.mods = null
     this.forceTimer = null
-    this.stats = new StatsCollector()
     this.fairShare = new FairShare((worker, share) => {
       if (worker.isConnected()) worker.send(message('fair-share', { connections: share }))
     })
-    this.metrics = new StatsCollector(undefined, 'metrics-collect')
+    // The cluster-wide services (login throttle, status page, metrics).
+    this.coordinator = new Coordinator(log, () => this.targets())
     // Console state every worker, including ones forked later, must share.
     this.blocked = []
     this.accepting = true
     this.handlers = {
-      listening: (msg, worker) => this.onListening(msg, worker),
-      'boot-error': (msg, worker) => this.onBootError(msg, worker),
-      'stats-query': (msg, worker) => this.onStatsQuery(msg, worker),
-      'stats-snapshot': (msg, worker) => this.stats.accept(msg, worker),
-      'metrics-query': (msg, worker) => this.onMetricsQuery(msg, worker),
-      'metrics-snapshot': (msg, worker) => this.metrics.accept(msg, worker),
-      load: (msg, worker) => this.onLoad(msg, worker),
-      // The failed-login throttle shared by every worker.
-      ...createThrottleHandlers(log)
+      ...this.coordinator.table,
+      listening: (msg, peer, worker) => this.onListening(msg, worker),
+      'boot-error': (msg, peer, worker) => this.onBootError(msg, worker),
+      load: (msg, peer, worker) => this.onLoad(msg, worker)
     }
     warnForwardingConfig(options.config, log)
   }
 
   async start () {
     const { config } = this.options
-    for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
-      const spec = parseListenSpec(value)
-      if (spec.path !== undefined) await removeStaleSocket(spec.path)
-    }
+    await removeStaleSockets(config)
     try {
       this.sockets.acquire(config)
     } catch (err) {
@@ -102,9 +94,10 @@ class Supervisor {
   fork (slot, options) {
     const env = workerEnvironment({ ...SCHEDULING_ENV, ...options.config.environmentVariables, SVR_SLOT: String(slot.id) })
     const worker = cluster.fork(env)
-    const record = { slot, options, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
+    const peer = workerPeer(worker)
+    const record = { slot, options, peer, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
     this.records.set(worker, record)
-    worker.on('message', (msg) => dispatch(this.handlers, msg, worker))
+    worker.on('message', (msg) => dispatch(this.handlers, msg, peer, worker))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn('worker ' + slot.id + ' channel error:', err.message))
     // The sockets go first: the worker listens on them as soon as it has booted.
@@ -136,7 +129,7 @@ class Supervisor {
       record.hasSockets = this.sendSockets(worker, record.options)
       worker.send(message('accepting', { open: true }))
     }
-    this.application = msg.handlers
+    this.mods = msg.mods
     if (record.waiter !== null) {
       record.waiter.resolve()
       record.waiter = null
@@ -151,7 +144,7 @@ class Supervisor {
   }
 
   announce () {
-    if (this.application && this.application.length !== 0) this.log.info('application code: ' + this.application.join(', '))
+    if (this.mods && this.mods.length !== 0) this.log.info('application code: ' + this.mods.join(', '))
     const addresses = this.sockets.addresses(this.options.config)
     for (const line of listeningLines(addresses, this.options.config)) this.log.info(line)
     this.watchScript()
@@ -192,24 +185,10 @@ class Supervisor {
 
   // The status page shows every slot; one whose worker is down or still
   // booting is listed as not answering.
-  onStatsQuery (msg, requester) {
-    const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
-    this.stats.collect(targets, (reply) => {
-      if (requester.isConnected()) requester.send(message('stats-reply', { id: msg.id, ...reply, primary: primaryCounters() }))
-    })
-  }
-
-  onMetricsQuery (msg, requester) {
-    const targets = this.slots.map((slot) => ({ slot: slot.id, worker: isReady.call(this, slot) ? slot.worker : null }))
-    this.metrics.collect(targets, (reply) => {
-      // A malformed snapshot makes the aggregation throw synchronously; it
-      // must fail this scrape, not the primary.
-      Promise.resolve().then(() => renderMetrics(reply.workers)).then(
-        (text) => ({ id: msg.id, text }),
-        (err) => ({ id: msg.id, error: err.message })
-      ).then((fields) => {
-        if (requester.isConnected()) requester.send(message('metrics-reply', fields))
-      })
+  targets () {
+    return this.slots.map((slot) => {
+      const ready = isReady.call(this, slot)
+      return { slot: slot.id, pid: ready ? slot.worker.process.pid : null, peer: ready ? this.records.get(slot.worker).peer : null }
     })
   }
 
@@ -278,25 +257,8 @@ class Supervisor {
     }, delay)
   }
 
-  async reload () {
-    if (this.phase !== 'running') {
-      this.log.warn('reload ignored: server is ' + this.phase)
-      return
-    }
-    if (this.reloading) {
-      this.reloadPending = true
-      return
-    }
-    this.reloading = true
-    try {
-      await this.applyReload()
-    } finally {
-      this.reloading = false
-      if (this.reloadPending) {
-        this.reloadPending = false
-        this.reload()
-      }
-    }
+  reload () {
+    return this.reloads.request()
   }
 
   async applyReload () {
@@ -325,7 +287,7 @@ class Supervisor {
     this.options = options
     // The retiring workers hold their own descriptors until they stop accepting.
     this.sockets.release(this.configsInUse())
-    await configureLogs(options, { accessLog: false }).catch((err) => this.log.error('cannot open the log files:', err.message))
+    await this.logs.configure(options, null).catch((err) => this.log.error('cannot open the log files:', err.message))
     countReload('applied')
     this.log.info('reload applied: ' + this.slots.length + ' worker(s) running the new configuration')
     if (JSON.stringify(previousAddresses) !== JSON.stringify(this.sockets.addresses(config))) this.announce()
@@ -463,14 +425,13 @@ class Supervisor {
   // SIGUSR1, after logrotate has renamed the files: the primary's own
   // error.log, and every worker's.
   reopenLogs () {
-    reopenLogs().then(
-      (reopened) => { if (reopened) this.log.info('SIGUSR1: log files reopened') },
-      (err) => this.log.error('cannot reopen the log files:', err.message))
+    this.logs.reopenOnSignal(this.log)
     this.broadcast(message('reopen-logs'))
   }
 
   setBlocked (entries) {
     this.blocked = entries
+    // Every worker, also one still booting (its boot message had the old list).
     this.broadcast(message('blocklist', { entries }))
   }
 
@@ -573,10 +534,11 @@ const SCHEDULING_ENV = Object.freeze({ UV_TCP_SINGLE_ACCEPT: '1' })
 /**
  * @param {object} options runtime options with the validated config
  * @param {object} args parsed command line
- * @param {object} log
+ * @param {{log: object, logs: import('./logging').LogFiles}} output the primary's logger and its log files
  * @param {{mods: object[], remove: Function}} prepared the mods made ready by prepareMods
  */
-async function runPrimary (options, args, log, prepared) {
+async function runPrimary (options, args, output, prepared) {
+  const { log } = output
   // Workers share the listening socket and accept from the kernel queue
   // themselves. With round-robin the primary accepts and hands each
   // connection over IPC; one handed to a worker that has just died is never
@@ -585,7 +547,7 @@ async function runPrimary (options, args, log, prepared) {
   // connection.
   cluster.schedulingPolicy = cluster.SCHED_NONE
   cluster.setupPrimary({ exec: require.resolve('../svr.js'), args: [] })
-  const supervisor = new Supervisor(options, args, log, prepared)
+  const supervisor = new Supervisor(options, args, output, prepared)
   process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
   process.on('SIGINT', () => supervisor.stop('SIGINT'))
   process.on('SIGHUP', () => { supervisor.reload() })

@@ -72,4 +72,50 @@ function refuse (log, reason) {
   return null
 }
 
-module.exports = { prepareReload, withOverrides }
+/**
+ * One reload at a time, none once a stop began: a reload that finished
+ * after a later one would put an older configuration back, and one during
+ * a stop would answer the health path with 200 again. Requests that come
+ * while one runs are folded into one more run after it.
+ */
+class ReloadQueue {
+  /**
+   * @param {() => Promise<void>} apply one reload
+   * @param {() => string|null} refusal why no reload may start now ("stopping"), null when one may
+   * @param {{warn: Function}} log
+   */
+  constructor (apply, refusal, log) {
+    this.apply = apply
+    this.refusal = refusal
+    this.log = log
+    this.running = false
+    this.pending = false
+  }
+
+  /**
+   * @returns {Promise<void>} settles when this request's reload (or the one it joined) is over
+   */
+  async request () {
+    const refusal = this.refusal()
+    if (refusal !== null) {
+      this.log.warn('reload ignored: server is ' + refusal)
+      return
+    }
+    if (this.running) {
+      this.pending = true
+      return
+    }
+    this.running = true
+    try {
+      await this.apply()
+    } finally {
+      this.running = false
+      if (this.pending) {
+        this.pending = false
+        this.request()
+      }
+    }
+  }
+}
+
+module.exports = { prepareReload, withOverrides, ReloadQueue }

@@ -11,9 +11,9 @@ const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
 const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
-const { observeRequest } = require('./logging/access-log')
+const { countBodyBytes } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
-const { shedIfOverShare } = require('./balance/worker')
+const { stateOf } = require('./server-state')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -22,6 +22,9 @@ const { shedIfOverShare } = require('./balance/worker')
 // with "Connection: close"; only then are the remaining idle ones swept.
 const DRAIN_IDLE_GRACE_MS = 1000
 const DRAIN_SWEEP_MS = 50
+// Responses that count their body bytes for the access log and metrics.
+const Http1Response = countBodyBytes(http.ServerResponse)
+const Http2Response = countBodyBytes(SvrHttp2Response)
 
 /**
  * Build the servers of one worker (or of the single process), sharing one
@@ -30,10 +33,11 @@ const DRAIN_SWEEP_MS = 50
  * HTTPS. Listening is a separate step so the caller decides how to report
  * the addresses.
  * @param {object} options {config, configFile, installDir, disableMods, tls}
- * @param {object} log process logger
- * @returns {{main: net.Server, plain: http.Server|null, handlers: string[], lifecycle: object}}
+ * @param {import('./runtime').Runtime} runtime the process's runtime
+ * @returns {{main: net.Server, plain: http.Server|null, mods: string[], lifecycle: object}}
  */
-function createServers (options, log) {
+function createServers (options, runtime) {
+  const { log } = runtime
   const { config } = options
   if (config.enableHTTP2 && !config.secure) {
     log.warn('enableHTTP2 needs secure: browsers speak HTTP/2 only over TLS, so this server speaks HTTP/1.1')
@@ -41,17 +45,15 @@ function createServers (options, log) {
   if (config.secure && config.enableOCSPStapling) log.warn('enableOCSPStapling is not supported; handshakes go without stapled OCSP responses')
   const main = config.secure ? createSecureServer(options) : createPlainServer(config)
   const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
-  const pipeline = createPipeline(options, log)
-  const servers = { main, plain, handlers: pipeline.handlers, lifecycle: pipeline.lifecycle }
+  const pipeline = createPipeline(options, runtime)
+  const servers = { main, plain, mods: pipeline.mods, lifecycle: pipeline.lifecycle }
   usePipeline(servers, pipeline, config)
   return servers
 }
 
 function createPlainServer (config) {
   // A missing Host is answered by the pipeline, with a proper error page.
-  const server = http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
-  server.svrDraining = false
-  return server
+  return http.createServer({ requireHostHeader: false, ServerResponse: Http1Response, ...httpLimitOptions(config) })
 }
 
 function createSecureServer (options) {
@@ -65,14 +67,13 @@ function createSecureServer (options) {
       allowHTTP1: true,
       settings: http2Settings(config),
       Http2ServerRequest: SvrHttp2Request,
-      Http2ServerResponse: SvrHttp2Response
+      Http2ServerResponse: Http2Response
     })
     trackSessions(server, config.keepAliveTimeout)
   } else {
-    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ...httpLimitOptions(config) })
+    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ServerResponse: Http1Response, ...httpLimitOptions(config) })
   }
-  server.svrSni = sni
-  server.svrDraining = false
+  stateOf(server).sni = sni
   return server
 }
 
@@ -81,14 +82,15 @@ function createSecureServer (options) {
 // keepAliveTimeout as well; the session timer restarts with every frame,
 // so one that fires while a response is still being prepared is ignored.
 function trackSessions (server, timeout) {
-  server.svrSessions = new Set()
+  const state = stateOf(server)
+  const sessions = state.sessions = new Set()
   server.on('session', (session) => {
-    if (server.svrDraining) {
+    if (state.draining) {
       session.close()
       return
     }
-    server.svrSessions.add(session)
-    session.once('close', () => server.svrSessions.delete(session))
+    sessions.add(session)
+    session.once('close', () => sessions.delete(session))
     if (timeout === 0) return
     let open = 0
     session.on('stream', (stream) => {
@@ -103,6 +105,8 @@ function trackSessions (server, timeout) {
 
 /**
  * Route the servers' requests to a pipeline, replacing the previous one.
+ * The listeners stay; they read the pipeline of the moment from the
+ * servers' state, so a swap is one assignment.
  * @param {{main: net.Server, plain: http.Server|null}} servers from createServers
  * @param {{handleRequest: Function, handleConnect: Function, sendError: Function}} pipeline
  * @param {object} config the configuration the pipeline was built from
@@ -117,47 +121,39 @@ function usePipeline (servers, pipeline, config) {
     if (previous.draining) pipeline.lifecycle.drain()
   }
   servers.lifecycle = pipeline.lifecycle
-  servers.handlers = pipeline.handlers
-  for (const server of servers.plain === null ? [servers.main] : [servers.main, servers.plain]) {
-    applyLimits(server, config)
-    server.svrMaxBody = config.maxRequestBodySize
-  }
+  servers.mods = pipeline.mods
   // Answers written on the raw socket carry the configured headers too.
   const headerLines = rawHeaderLines(config, serverString(config))
-  routeRequests(servers.main, pipeline, pipeline.handleConnect)
-  routeClientErrors(servers.main, headerLines)
-  if (servers.main.svrSni !== undefined) {
-    servers.main.removeAllListeners('tlsClientError')
-    servers.main.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, headerLines))
+  const refuseConnect = (req, socket) => answerConnectRefused(socket, headerLines)
+  for (const server of servers.plain === null ? [servers.main] : [servers.main, servers.plain]) {
+    applyLimits(server, config)
+    const state = stateOf(server)
+    if (state.route === null) listenForRequests(server, state)
+    state.maxBody = config.maxRequestBodySize
+    // The redirecting server is no proxy, as in SVR.JS.
+    const onConnect = server === servers.main || config.disableToHTTPSRedirect ? pipeline.handleConnect : refuseConnect
+    state.route = { pipeline, headerLines, onConnect }
   }
-  if (servers.plain === null) return
-  // The redirecting server is no proxy, as in SVR.JS.
-  const onConnect = config.disableToHTTPSRedirect ? pipeline.handleConnect : (req, socket) => answerConnectRefused(socket, headerLines)
-  routeRequests(servers.plain, pipeline, onConnect)
-  routeClientErrors(servers.plain, headerLines)
 }
 
-function routeClientErrors (server, headerLines) {
-  server.removeAllListeners('clientError')
-  server.on('clientError', (err, socket) => answerClientError(err, socket, headerLines))
-}
-
-function routeRequests (server, pipeline, onConnect) {
-  server.removeAllListeners('request')
-  server.removeAllListeners('checkExpectation')
-  server.removeAllListeners('connect')
+// Installed once per server: every event goes to the route of the moment.
+function listenForRequests (server, state) {
+  server.on('clientError', (err, socket) => answerClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
+  if (state.sni !== null) server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
     // mod API tunnels through an HTTP/2 stream.
-    if (req.httpVersionMajor === 2) pipeline.sendError(req, socket, 501)
-    else onConnect(req, socket, head)
+    if (req.httpVersionMajor === 2) state.route.pipeline.sendError(req, socket, 501)
+    else state.route.onConnect(req, socket, head)
   })
   server.on('request', function onRequest (req, res) {
+    const { pipeline } = state.route
+    const { runtime } = pipeline
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
-    if (server.svrDraining) res.shouldKeepAlive = false
-    else shedIfOverShare(req, res)
-    observeRequest(req, res)
-    if (declaresTooLargeBody(req, server.svrMaxBody)) {
+    if (state.draining) res.shouldKeepAlive = false
+    else runtime.balance.shedIfOverShare(req, res)
+    runtime.accessLog.observe(req, res)
+    if (declaresTooLargeBody(req, state.maxBody)) {
       // The body is not read, so the connection cannot carry another request.
       res.shouldKeepAlive = false
       pipeline.sendError(req, res, 413)
@@ -168,8 +164,8 @@ function routeRequests (server, pipeline, onConnect) {
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {
-    observeRequest(req, res)
-    pipeline.sendError(req, res, 417)
+    state.route.pipeline.runtime.accessLog.observe(req, res)
+    state.route.pipeline.sendError(req, res, 417)
   })
 }
 
@@ -182,9 +178,10 @@ function routeRequests (server, pipeline, onConnect) {
  */
 function useCertificates (servers, options) {
   const server = servers.main
-  if (server.svrSni === undefined) return
+  const { sni } = stateOf(server)
+  if (sni === null) return
   server.setSecureContext(secureServerOptions(options.config, options.tls))
-  server.svrSni.update(options.config, options.tls)
+  sni.update(options.config, options.tls)
 }
 
 /**
@@ -242,9 +239,10 @@ async function drainServers (servers) {
  * @returns {Promise<void>} settles when every connection has ended
  */
 function drain (server) {
-  server.svrDraining = true
-  if (server.svrSessions !== undefined) {
-    for (const session of server.svrSessions) session.close()
+  const state = stateOf(server)
+  state.draining = true
+  if (state.sessions !== null) {
+    for (const session of state.sessions) session.close()
   }
   return new Promise((resolve) => {
     let sweep = null

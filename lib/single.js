@@ -1,19 +1,17 @@
 'use strict'
 
 const { createServers, usePipeline, useCertificates, listenServers, shutDown } = require('./server')
-const { listenError, listeningLines, parseListenSpec, removeStaleSocket } = require('./listen')
-const { prepareReload } = require('./reload')
+const { listenError, listeningLines, removeStaleSockets } = require('./listen')
+const { prepareReload, ReloadQueue } = require('./reload')
 const { createPipeline } = require('./pipeline')
 const { svrError } = require('./errors')
 const { containRequestError } = require('./request-scope')
 const { warnForwardingConfig } = require('./access/client-address')
-const { configureLogs, reopenLogs, flushLogs } = require('./logging')
-const { configureMetrics, trackServers } = require('./metrics/worker')
 const { countReload } = require('./metrics/primary')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { singleActions } = require('./console/actions')
-const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
+const { inProcessRuntime } = require('./coordinator')
 const { useApplicationNodePath, enterWebroot } = require('./application-environment')
 
 /**
@@ -22,30 +20,30 @@ const { useApplicationNodePath, enterWebroot } = require('./application-environm
  * for environments that supervise processes themselves.
  * @param {object} options runtime options
  * @param {object} args parsed command line
- * @param {object} log
+ * @param {{log: object, logs: import('./logging').LogFiles, accessLog: import('./logging/access-log').AccessLog}} output
+ *   the process's logger, its log files and its access log, opened before the start
  * @param {{mods: object[], remove: Function}} prepared the mods made ready by prepareMods
  */
-async function runSingle (options, args, log, prepared) {
+async function runSingle (options, args, output, prepared) {
+  const { log, logs, accessLog } = output
   log.warn('single-threaded mode: a crash stops the server (use a cluster for production)')
   warnForwardingConfig(options.config, log)
   const { config } = options
-  for (const value of config.secure ? [config.port, config.sport] : [config.port]) {
-    const spec = parseListenSpec(value)
-    if (spec.path !== undefined) await removeStaleSocket(spec.path)
-  }
-  const blocks = new BlockState(options, setRuntimeBlocklist, log)
-  setRuntimeBlocklist(await blocks.load())
+  await removeStaleSockets(config)
+  const { runtime, worker } = inProcessRuntime(log, { logs, accessLog })
+  const blocks = new BlockState(options, (entries) => worker.notify('blocklist', { entries }), log)
+  runtime.blocklist.set(await blocks.load())
   let servers
   try {
     useApplicationNodePath()
     enterWebroot(config)
-    configureMetrics(options, 'single')
-    servers = createServers(options, log)
+    runtime.configureMetrics(options)
+    servers = createServers(options, runtime)
   } catch (err) {
     log.error(err.message)
     process.exit(1)
   }
-  trackServers(servers)
+  runtime.servers = servers
   let addresses
   try {
     addresses = await listenServers(servers, options.config)
@@ -54,21 +52,18 @@ async function runSingle (options, args, log, prepared) {
     process.exit(1)
   }
   for (const line of listeningLines(addresses, options.config)) log.info(line)
-  const state = { options, stopping: false, prepared, reloading: false, reloadPending: false }
+  const state = { options, runtime, stopping: false, prepared }
+  const reloads = new ReloadQueue(() => reload(servers, state, args, log), () => state.stopping ? 'stopping' : null, log)
   process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
-  process.on('SIGHUP', () => requestReload(servers, state, args, log))
-  process.on('SIGUSR1', () => {
-    reopenLogs().then(
-      (reopened) => { if (reopened) log.info('SIGUSR1: log files reopened') },
-      (err) => log.error('cannot reopen the log files:', err.message))
-  })
+  process.on('SIGHUP', () => reloads.request())
+  process.on('SIGUSR1', () => logs.reopenOnSignal(log))
   process.on('uncaughtException', (err) => crashUnlessContained(err, log))
   process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
   startConsole(singleActions({
     servers,
     blocks,
-    reload: () => requestReload(servers, state, args, log),
+    reload: () => reloads.request(),
     stop: () => stop(servers, state, log, 'console "stop"')
   }))
 }
@@ -100,32 +95,8 @@ async function stop (servers, state, log, signal) {
   await shutDown(servers, shutdownDelay)
   clearTimeout(timer)
   log.info('stopped')
-  await flushLogs()
+  await state.runtime.logs.flush()
   process.exit(0)
-}
-
-// One reload at a time, none once stopping began: a reload that finished
-// after a later one would put an older pipeline back, and one during a
-// stop would answer the health path with 200 again.
-async function requestReload (servers, state, args, log) {
-  if (state.stopping) {
-    log.warn('reload ignored: server is stopping')
-    return
-  }
-  if (state.reloading) {
-    state.reloadPending = true
-    return
-  }
-  state.reloading = true
-  try {
-    await reload(servers, state, args, log)
-  } finally {
-    state.reloading = false
-    if (state.reloadPending) {
-      state.reloadPending = false
-      requestReload(servers, state, args, log)
-    }
-  }
 }
 
 // The listening socket stays; only the request handler is swapped, so a
@@ -141,7 +112,7 @@ async function reload (servers, state, args, log) {
   try {
     // The new script and mods load with the new webroot as working directory.
     enterWebroot(config)
-    pipeline = createPipeline(options, log)
+    pipeline = createPipeline(options, state.runtime)
   } catch (err) {
     leaveFor(state.options.config, log)
     prepared.remove()
@@ -161,8 +132,8 @@ async function reload (servers, state, args, log) {
   }
   usePipeline(servers, pipeline, config)
   if (config.secure) useCertificates(servers, options)
-  await configureLogs(options, { accessLog: true, worker: 'single' }).catch((err) => log.error('cannot open the log files:', err.message))
-  configureMetrics(options, 'single')
+  await state.runtime.logs.configure(options, state.runtime.accessLog).catch((err) => log.error('cannot open the log files:', err.message))
+  state.runtime.configureMetrics(options)
   countReload('applied')
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared

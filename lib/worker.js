@@ -1,19 +1,15 @@
 'use strict'
 
 const { createLogger } = require('./log')
-const { message, dispatch } = require('./ipc')
+const { message, dispatch, serve, primaryPeer } = require('./ipc')
+const { Runtime } = require('./runtime')
+const { deepFreeze } = require('./util/deep-freeze')
 const { createServers, shutDown } = require('./server')
 const { listenError } = require('./listen')
 const { listenOnHandle } = require('./listen-sockets')
 const { containRequestError } = require('./request-scope')
-const { answerStatsCollect, settleStatsQuery } = require('./cluster-stats')
-const { settleThrottleQuery } = require('./auth/cluster-throttle')
-const { configureLogs, reopenLogs, flushLogs } = require('./logging')
-const { configureMetrics, trackServers } = require('./metrics/worker')
-const { answerMetricsCollect, settleMetricsQuery } = require('./metrics/query')
-const { setRuntimeBlocklist } = require('./access/runtime-blocklist')
+const { LogFiles } = require('./logging')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./console/accepting')
-const { startLoadReports, setFairShare } = require('./balance/worker')
 const { enterWebroot } = require('./application-environment')
 
 /**
@@ -21,28 +17,29 @@ const { enterWebroot } = require('./application-environment')
  * pipeline, listens, and reports back. It never reads the config file.
  */
 function runWorker () {
-  const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid))
+  const logs = new LogFiles()
+  const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid), logs)
   // handles: the listening sockets the primary sent, by server role, until used.
-  const state = { servers: null, options: null, stopping: false, handles: new Map() }
+  const state = { servers: null, options: null, stopping: false, handles: new Map(), logs }
+  const slot = Number(process.env.SVR_SLOT)
+  const coordinator = primaryPeer()
+  const runtime = new Runtime({ log, logs, slot: Number.isInteger(slot) ? slot : null, coordinator })
 
   const handlers = {
+    // What the coordinator asks of every worker, and its replies.
+    ...serve(runtime.services()),
     boot: (msg) => {
-      setRuntimeBlocklist(msg.blocked || [])
-      boot(msg.options, state, log)
+      runtime.blocklist.set(msg.blocked || [])
+      // The primary's config is frozen; what came over the channel is a copy.
+      deepFreeze(msg.options.config)
+      boot(msg.options, state, runtime)
     },
-    listen: (msg, handle) => receiveHandle(state, msg.role, handle),
-    blocklist: (msg) => setRuntimeBlocklist(msg.entries),
+    listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
     accepting: (msg) => setAccepting(state, msg.open, log),
     shutdown: (msg) => stop(state, msg.delay || 0),
-    'stats-collect': answerStatsCollect,
-    'stats-reply': settleStatsQuery,
-    'metrics-collect': answerMetricsCollect,
-    'metrics-reply': settleMetricsQuery,
-    'auth-verdict': settleThrottleQuery,
-    'fair-share': setFairShare,
-    'reopen-logs': () => reopenLogs().catch((err) => log.error('cannot reopen the log files:', err.message))
+    'reopen-logs': () => logs.reopen().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
-  process.on('message', (msg, handle) => dispatch(handlers, msg, handle))
+  process.on('message', (msg, handle) => dispatch(handlers, msg, coordinator, handle))
 
   // The primary coordinates shutdown and reload: a Ctrl-C or a terminal
   // hang-up reaches the whole process group, and must not cut requests here.
@@ -65,15 +62,14 @@ function crashUnlessContained (err, log) {
   process.exit(1)
 }
 
-async function boot (options, state, log) {
+async function boot (options, state, runtime) {
   let servers
   try {
-    const worker = process.env.SVR_SLOT || String(process.pid)
-    await configureLogs(options, { accessLog: true, worker })
-    configureMetrics(options, worker)
+    await runtime.logs.configure(options, runtime.accessLog)
+    runtime.configureMetrics(options)
     enterWebroot(options.config)
-    servers = createServers(options, log)
-    trackServers(servers)
+    servers = createServers(options, runtime)
+    runtime.servers = servers
   } catch (err) {
     reportBootError(err, err.message)
     return
@@ -86,8 +82,8 @@ async function boot (options, state, log) {
     servers.lifecycle.listening()
     state.servers = servers
     state.options = options
-    startLoadReports()
-    process.send(message('listening', { pid: process.pid, handlers: servers.handlers }))
+    runtime.balance.startReports(runtime.coordinator)
+    process.send(message('listening', { pid: process.pid, mods: servers.mods }))
   } catch (err) {
     reportBootError(err, listenError(err).message)
   }
@@ -128,7 +124,7 @@ async function stop (state, delay) {
     setTimeout(() => process.exit(1), delay + shutdownTimeout).unref()
     await shutDown(state.servers, delay)
   }
-  await flushLogs()
+  await state.logs.flush()
   process.exit(0)
 }
 

@@ -54,7 +54,7 @@ module.exports = [
   {
     file: 'lib/util/sanitize-path.js',
     what: 'a rewritten path with ".." is not reported as escaping',
-    find: 'sawParent = true\n',
+    find: 'if (seen !== null) seen.parent = true\n',
     replace: '\n',
     tests: [...SANITIZE, 'test/http/rewrite.test.js']
   },
@@ -224,8 +224,8 @@ module.exports = [
   {
     file: 'lib/server.js',
     what: 'responses during the drain do not say Connection: close',
-    find: '    if (server.svrDraining) res.shouldKeepAlive = false\n    else shedIfOverShare(req, res)\n',
-    replace: '    shedIfOverShare(req, res)\n',
+    find: '    if (state.draining) res.shouldKeepAlive = false\n    else runtime.balance.shedIfOverShare(req, res)\n',
+    replace: '    runtime.balance.shedIfOverShare(req, res)\n',
     tests: LIFECYCLE
   },
   {

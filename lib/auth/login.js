@@ -13,14 +13,14 @@ const { createThrottleClient } = require('./cluster-throttle')
  * accepted moments ago are no new guess and are not counted at all.
  * @param {object[]} users the config's `users`
  * @param {boolean} throttled whether any rule uses the throttle
- * @param {{warn: Function}} log
+ * @param {object} runtime the worker's runtime, whose coordinator keeps the throttle
  * @returns {(rule: object, address: string, credentials: {name: string, password: string}|null) =>
  *   Promise<{wait: number, user: string|null}>} `wait`: seconds of lock
  *   (answer 429); else `user` is the accepted name, or null (answer 401)
  */
-function createLoginJudge (users, throttled, log) {
+function createLoginJudge (users, throttled, runtime) {
   const verifier = createVerifier(users)
-  const throttle = throttled ? createThrottleClient(log) : null
+  const throttle = throttled ? createThrottleClient(runtime) : null
   const judging = new Map()
 
   return function judge (rule, address, credentials) {

@@ -1,7 +1,6 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { message } = require('../ipc')
 
 // Workers take connections from one shared kernel queue, which favours
 // whichever worker happens to be waiting: a few long-lived keep-alive
@@ -51,59 +50,67 @@ class ShedPolicy {
   }
 }
 
-const policy = new ShedPolicy()
 const kCounted = Symbol('svr.balance.counted')
-// Open connections that have carried an HTTP/1 request: the only ones a
-// worker can hand back. HTTP/2 sessions and tunnels are not counted on
-// either side of the share, so they never make a worker shed the others.
-let http1Connections = 0
-let timer = null
-
-function uncount () {
-  http1Connections--
-}
 
 /**
- * Report this worker's HTTP/1 connections to the primary every REPORT_MS
- * while they change, so that it can work out every worker's fair share.
+ * One worker's side of the balance: its HTTP/1 connections, reported to
+ * the coordinator, and the shedding of connections above its fair share.
+ * The worker's runtime holds one.
  */
-function startLoadReports () {
-  if (timer !== null) clearInterval(timer)
-  let reported = -1
-  timer = setInterval(() => {
-    policy.count(http1Connections)
-    if (http1Connections !== reported && process.connected) {
-      reported = http1Connections
-      process.send(message('load', { connections: http1Connections }))
-    }
-  }, REPORT_MS)
-  timer.unref()
-}
-
-/**
- * The primary's 'fair-share' message.
- * @param {{connections: number|null}} msg
- */
-function setFairShare (msg) {
-  policy.share(msg.connections)
-}
-
-/**
- * Called for every request: counts the HTTP/1 connections, and while this
- * worker holds more than its share, closes one after its response
- * (`Connection: close`).
- * @param {import('node:http').IncomingMessage} req
- * @param {import('node:http').ServerResponse} res
- */
-function shedIfOverShare (req, res) {
-  if (req.httpVersionMajor !== 1) return
-  const socket = req.socket
-  if (socket[kCounted] !== true) {
-    socket[kCounted] = true
-    http1Connections++
-    socket.once('close', uncount)
+class WorkerBalance {
+  constructor () {
+    this.policy = new ShedPolicy()
+    // Open connections that have carried an HTTP/1 request: the only ones a
+    // worker can hand back. HTTP/2 sessions and tunnels are not counted on
+    // either side of the share, so they never make a worker shed the others.
+    this.connections = 0
+    this.timer = null
+    this.uncount = () => { this.connections-- }
+    this.shedIfOverShare = this.shedIfOverShare.bind(this)
   }
-  if (policy.excess > 0 && policy.shouldShed(1, performance.now())) res.shouldKeepAlive = false
+
+  /**
+   * Report this worker's HTTP/1 connections to the coordinator every
+   * REPORT_MS while they change, so that it can work out every worker's
+   * fair share.
+   * @param {import('../ipc').Peer} coordinator
+   */
+  startReports (coordinator) {
+    if (this.timer !== null) clearInterval(this.timer)
+    let reported = -1
+    this.timer = setInterval(() => {
+      this.policy.count(this.connections)
+      if (this.connections !== reported && coordinator.notify('load', { connections: this.connections })) reported = this.connections
+    }, REPORT_MS)
+    this.timer.unref()
+  }
+
+  /**
+   * The coordinator's 'fair-share' message.
+   * @param {{connections: number|null}} msg
+   */
+  share (msg) {
+    this.policy.share(msg.connections)
+  }
+
+  /**
+   * Called for every request: counts the HTTP/1 connections, and while this
+   * worker holds more than its share, closes one after its response
+   * (`Connection: close`).
+   * @param {import('node:http').IncomingMessage} req
+   * @param {import('node:http').ServerResponse} res
+   */
+  shedIfOverShare (req, res) {
+    if (req.httpVersionMajor !== 1) return
+    const socket = req.socket
+    if (socket[kCounted] !== true) {
+      socket[kCounted] = true
+      this.connections++
+      socket.once('close', this.uncount)
+    }
+    const { policy } = this
+    if (policy.excess > 0 && policy.shouldShed(1, performance.now())) res.shouldKeepAlive = false
+  }
 }
 
-module.exports = { ShedPolicy, startLoadReports, setFairShare, shedIfOverShare, REPORT_MS, SHED_INTERVAL_MS }
+module.exports = { ShedPolicy, WorkerBalance, REPORT_MS, SHED_INTERVAL_MS }

@@ -7,6 +7,7 @@ const Ajv = require('ajv')
 const { svrError, readFailure } = require('../errors')
 const { parseListenSpec } = require('../listen')
 const { parseRegexString } = require('./regex')
+const { deepFreeze } = require('../util/deep-freeze')
 const { tolerateLegacyValues, legacyBehaviourWarnings } = require('./tolerate')
 const schema = require('./schema.json')
 
@@ -308,14 +309,6 @@ function editDistance (a, b) {
 
 function isObject (value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function deepFreeze (value) {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze(value[key])
-  }
-  return value
 }
 
 module.exports = { loadConfig, invalidConfig, formatProblems, schema }

@@ -1,8 +1,7 @@
 'use strict'
 
 const { listenOnHandle } = require('../listen-sockets')
-
-const kClosed = Symbol('svr.closed')
+const { stateOf } = require('../server-state')
 
 /**
  * Console `close`: stop listening, as SVR.JS does, so new clients are
@@ -12,10 +11,11 @@ const kClosed = Symbol('svr.closed')
  * @param {import('node:net').Server} server
  */
 function stopAccepting (server) {
-  if (server[kClosed] !== undefined || !server.listening) return
+  const state = stateOf(server)
+  if (state.closed !== null || !server.listening) return
   const address = server.address()
   const ended = new Promise((resolve) => server.close(() => resolve()))
-  server[kClosed] = { address, ended }
+  state.closed = { address, ended }
 }
 
 /**
@@ -24,18 +24,19 @@ function stopAccepting (server) {
  * @returns {Promise<void>}
  */
 function resumeAccepting (server) {
-  const closed = server[kClosed]
-  if (closed === undefined) return Promise.resolve()
+  const state = stateOf(server)
+  const { closed } = state
+  if (closed === null) return Promise.resolve()
   // A stop has begun: the close callback is what it waits for.
-  if (server.svrDraining) return Promise.reject(new Error('the server is stopping'))
-  server[kClosed] = undefined
+  if (state.draining) return Promise.reject(new Error('the server is stopping'))
+  state.closed = null
   const spec = typeof closed.address === 'string'
     ? { path: closed.address }
     : { host: closed.address.address, port: closed.address.port }
   return new Promise((resolve, reject) => {
     function onError (err) {
       server.removeListener('listening', onListening)
-      server[kClosed] = closed
+      state.closed = closed
       reject(err)
     }
     function onListening () {
@@ -56,14 +57,15 @@ function resumeAccepting (server) {
  * @returns {Promise<void>}
  */
 function resumeAcceptingOn (server, handle) {
-  if (server.listening || server.svrDraining) {
+  const state = stateOf(server)
+  if (server.listening || state.draining) {
     handle.close()
     return server.listening ? Promise.resolve() : Promise.reject(new Error('the server is stopping'))
   }
-  const closed = server[kClosed]
-  server[kClosed] = undefined
+  const { closed } = state
+  state.closed = null
   return listenOnHandle(server, handle).catch((err) => {
-    server[kClosed] = closed
+    state.closed = closed
     throw err
   })
 }
@@ -74,11 +76,11 @@ function resumeAcceptingOn (server, handle) {
  *   its last connection has ended; null when the server is listening
  */
 function closedUntilIdle (server) {
-  const closed = server[kClosed]
-  if (closed === undefined) return null
+  const state = stateOf(server)
+  if (state.closed === null) return null
   // Answers still being written tell their clients not to come back.
-  server.svrDraining = true
-  return closed.ended
+  state.draining = true
+  return state.closed.ended
 }
 
 /**

@@ -13,7 +13,7 @@ const OPENED = 'open: accepting connections'
  */
 function primaryActions (supervisor, blocks) {
   return {
-    mods: () => supervisor.application || [],
+    mods: () => supervisor.mods || [],
     block: (args) => blocks.block(args),
     unblock: (args) => blocks.unblock(args),
     close () {
@@ -38,7 +38,7 @@ function primaryActions (supervisor, blocks) {
  */
 function singleActions (single) {
   return {
-    mods: () => single.servers.handlers,
+    mods: () => single.servers.mods,
     block: (args) => single.blocks.block(args),
     unblock: (args) => single.blocks.unblock(args),
     close () {

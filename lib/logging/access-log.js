@@ -9,17 +9,6 @@ const kExchange = Symbol('svr.exchange')
 const CLIENT_CLOSED = 499
 const PROTOCOLS = { '1.1': 'HTTP/1.1', '1.0': 'HTTP/1.0', '2.0': 'HTTP/2.0' }
 
-// What this process does with a finished request; set at boot (and on a
-// single-process reload) by lib/logging/index.js and lib/metrics.
-const state = {
-  format: null,
-  sink: null,
-  worker: 'single',
-  observer: null,
-  // Body bytes of every response observed, for the status page.
-  bytesSent: 0
-}
-
 /**
  * One request and its response: the request id, and what the access log
  * line and the metrics need once the response is over. It doubles as the
@@ -43,48 +32,133 @@ class Exchange {
     this.referer = undefined
     this.userAgent = undefined
     this.duration = 0
-    this.worker = state.worker
+    this.worker = 'single'
     this.completed = false
-    this.write = null
-    this.end = null
+    // The access log that reports it, null while nobody wants it.
+    this.log = null
   }
 }
 
 /**
- * Give the request its id (sent back as X-Request-Id at once, so every
- * answer carries it) and, when the access log or the metrics want it, count
- * the body bytes and report the request once its response is over.
- * @param {import('node:http').IncomingMessage} req
- * @param {import('node:http').ServerResponse} res
+ * What one worker does with its finished requests: a line to the access
+ * log's sink, the metrics' observer, and the body bytes for the status page.
+ * Each worker's runtime holds one; a reload reconfigures it.
  */
-function observeRequest (req, res) {
-  const exchange = new Exchange(req, res, newRequestId())
-  req[kExchange] = exchange
-  res.setHeader(HEADER, exchange.requestId)
-  if (state.sink === null && state.observer === null) return
-  res[kExchange] = exchange
-  exchange.write = res.write
-  exchange.end = res.end
-  res.write = countingWrite
-  res.end = countingEnd
-  // 'close' comes exactly once, when the response is over or the
-  // connection gone; `on` spares the wrapper `once` allocates.
-  res.on('close', finishExchange)
+class AccessLog {
+  /**
+   * @param {string} worker the worker slot, or "single", for the log lines
+   */
+  constructor (worker) {
+    this.worker = worker
+    this.format = null
+    this.sink = null
+    this.observer = null
+    // Body bytes of every response observed, for the status page.
+    this.sent = 0
+  }
+
+  /**
+   * @param {{format?: Function|null, sink?: object|null, observer?: Function|null}} changes
+   */
+  configure (changes) {
+    Object.assign(this, changes)
+  }
+
+  /**
+   * @returns {boolean} whether anybody wants finished requests reported
+   */
+  get wanted () {
+    return this.sink !== null || this.observer !== null
+  }
+
+  /**
+   * @returns {number|null} body bytes sent so far, null when responses are not
+   *   observed (neither the access log nor the metrics are on)
+   */
+  bytesSent () {
+    return this.wanted ? this.sent : null
+  }
+
+  report (exchange) {
+    this.sent += exchange.bytes
+    if (this.sink !== null) this.sink.write(this.format(exchange))
+    if (this.observer !== null) this.observer(exchange)
+  }
+
+  /**
+   * Give the request its id (sent back as X-Request-Id at once, so every
+   * answer carries it) and, when the access log or the metrics want it,
+   * report the request once its response is over ('close'). The body bytes
+   * are counted by the response classes (countBodyBytes).
+   * @param {import('node:http').IncomingMessage} req
+   * @param {import('node:http').ServerResponse} res
+   */
+  observe (req, res) {
+    const exchange = new Exchange(req, res, newRequestId())
+    req[kExchange] = exchange
+    res.setHeader(HEADER, exchange.requestId)
+    if (!this.wanted) return
+    exchange.worker = this.worker
+    exchange.log = this
+    res[kExchange] = exchange
+    // 'close' comes exactly once, when the response is over or the
+    // connection gone; `on` spares the wrapper `once` allocates.
+    res.on('close', finishExchange)
+  }
+
+  /**
+   * Log a request that Node's parser refused and that never reached the
+   * pipeline (lib/client-error.js answers it on the raw socket), so scanners
+   * and broken clients show up in the access log and the metrics too. A line
+   * that is not "METHOD target HTTP/x.y" (a TLS handshake on the plain port)
+   * is logged whole as the method, with an empty target and protocol.
+   * @param {import('node:net').Socket} socket
+   * @param {number} status the status answered
+   * @param {string|null} requestLine the raw first line as latin1, null when unknown
+   * @param {number} bytes body bytes of the answer
+   */
+  logRejected (socket, status, requestLine, bytes) {
+    if (!this.wanted) return
+    const line = requestLine === null ? '-' : requestLine
+    const parts = REQUEST_LINE.exec(line)
+    const req = parts === null
+      ? new RejectedRequest(socket, line, '', '')
+      : new RejectedRequest(socket, parts[1], parts[2], parts[3])
+    const exchange = new Exchange(req, null, newRequestId())
+    if (parts === null) exchange.protocol = ''
+    exchange.worker = this.worker
+    exchange.status = status
+    exchange.bytes = bytes
+    exchange.completed = true
+    this.report(exchange)
+  }
 }
 
-// Shared by every response (no closure per request): everything the
-// application, `send` or a compression stream writes passes through here,
-// so the count is of the bytes actually sent, compressed or not.
-function countingWrite (chunk, encoding) {
-  const exchange = this[kExchange]
-  exchange.bytes += chunkLength(chunk, encoding)
-  return exchange.write.apply(this, arguments)
-}
+/**
+ * Make a response class count the body bytes written to it, for the
+ * exchange observe() attached: everything the application, `send` or a
+ * compression stream writes passes through write and end, so the count is
+ * of the bytes actually sent, compressed or not. Counting in the class (the
+ * ServerResponse the server is created with) rather than replacing the
+ * methods of each response costs nothing per request.
+ * @template {new (...args: any[]) => object} T
+ * @param {T} Base http.ServerResponse or a subclass of Http2ServerResponse
+ * @returns {T}
+ */
+function countBodyBytes (Base) {
+  return class extends Base {
+    write (chunk, encoding) {
+      const exchange = this[kExchange]
+      if (exchange !== undefined) exchange.bytes += chunkLength(chunk, encoding)
+      return super.write.apply(this, arguments)
+    }
 
-function countingEnd (chunk, encoding) {
-  const exchange = this[kExchange]
-  if (typeof chunk !== 'function') exchange.bytes += chunkLength(chunk, encoding)
-  return exchange.end.apply(this, arguments)
+    end (chunk, encoding) {
+      const exchange = this[kExchange]
+      if (exchange !== undefined && typeof chunk !== 'function') exchange.bytes += chunkLength(chunk, encoding)
+      return super.end.apply(this, arguments)
+    }
+  }
 }
 
 function chunkLength (chunk, encoding) {
@@ -107,9 +181,7 @@ function finishExchange () {
   }
   exchange.referer = req.headers.referer
   exchange.userAgent = req.headers['user-agent']
-  state.bytesSent += exchange.bytes
-  if (state.sink !== null) state.sink.write(state.format(exchange))
-  if (state.observer !== null) state.observer(exchange)
+  exchange.log.report(exchange)
   exchange.req = null
   exchange.res = null
   exchange.ctx = null
@@ -131,33 +203,6 @@ class RejectedRequest {
 }
 
 const REQUEST_LINE = /^(\S+) (\S+) HTTP\/(\d\.\d)$/
-
-/**
- * Log a request that Node's parser refused and that never reached the
- * pipeline (lib/client-error.js answers it on the raw socket), so scanners
- * and broken clients show up in the access log and the metrics too. A line
- * that is not "METHOD target HTTP/x.y" (a TLS handshake on the plain port)
- * is logged whole as the method, with an empty target and protocol.
- * @param {import('node:net').Socket} socket
- * @param {number} status the status answered
- * @param {string|null} requestLine the raw first line as latin1, null when unknown
- * @param {number} bytes body bytes of the answer
- */
-function logRejectedRequest (socket, status, requestLine, bytes) {
-  if (state.sink === null && state.observer === null) return
-  const line = requestLine === null ? '-' : requestLine
-  const parts = REQUEST_LINE.exec(line)
-  const req = parts === null
-    ? new RejectedRequest(socket, line, '', '')
-    : new RejectedRequest(socket, parts[1], parts[2], parts[3])
-  const exchange = new Exchange(req, null, newRequestId())
-  if (parts === null) exchange.protocol = ''
-  exchange.status = status
-  exchange.bytes = bytes
-  exchange.completed = true
-  if (state.sink !== null) state.sink.write(state.format(exchange))
-  if (state.observer !== null) state.observer(exchange)
-}
 
 /**
  * Link the request's context to its exchange, adopt a trusted proxy's
@@ -190,19 +235,4 @@ function requestIdOf (req) {
   return exchange === undefined ? null : exchange.requestId
 }
 
-/**
- * @returns {number|null} body bytes sent so far, null when responses are not
- *   observed (neither the access log nor the metrics are on)
- */
-function bytesSent () {
-  return state.sink === null && state.observer === null ? null : state.bytesSent
-}
-
-/**
- * @param {{format?: Function|null, sink?: object|null, worker?: string, observer?: Function|null}} changes
- */
-function setAccessLogState (changes) {
-  Object.assign(state, changes)
-}
-
-module.exports = { observeRequest, attachContext, requestIdOf, logRejectedRequest, bytesSent, setAccessLogState, CLIENT_CLOSED }
+module.exports = { AccessLog, countBodyBytes, attachContext, requestIdOf, CLIENT_CLOSED }

@@ -85,7 +85,7 @@ function formatCombined (entry) {
 }
 
 function requestLine (entry) {
-  // A line the parser could not split (see logRejectedRequest) is kept whole.
+  // A line the parser could not split (see AccessLog#logRejected) is kept whole.
   if (entry.protocol === '') return escapeLogValue(entry.method)
   return escapeLogValue(entry.method) + ' ' + escapeLogValue(entry.target) + ' ' + escapeLogValue(entry.protocol)
 }

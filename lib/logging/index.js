@@ -4,8 +4,6 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { LineSink } = require('./sink')
 const { accessFormatter } = require('./format')
-const { setAccessLogState } = require('./access-log')
-const { setEventSink } = require('../log')
 
 const ACCESS_LOG = 'access.log'
 const ERROR_LOG = 'error.log'
@@ -17,11 +15,6 @@ const REASONS = {
   EISDIR: 'it is a directory',
   ENOSPC: 'no space left on device'
 }
-
-// The sinks this process writes to; replaced as a whole on a reconfigure.
-const current = { access: null, events: null }
-let stdoutSink = null
-let exitHookInstalled = false
 
 /**
  * @param {{config: object, configFile: string}} options runtime options
@@ -60,47 +53,97 @@ async function checkLogDirectory (options) {
 }
 
 /**
- * Point this process's logs where the configuration says: the access log
- * (workers and the single process) to stdout or access.log, event lines
- * additionally to error.log. The previous files are closed once their
- * queued lines are written.
- * @param {object} options runtime options
- * @param {{accessLog: boolean, worker?: string}} role accessLog: false in the primary
- * @returns {Promise<void>}
+ * The log files of one process: its access-log sink (workers and the single
+ * process) and its event sink (error.log), which its loggers write to
+ * (createLogger(who, files) in lib/log.js). A worker's runtime holds them;
+ * the primary's Supervisor holds its own.
  */
-async function configureLogs (options, role) {
-  const { config } = options
-  const dir = logDirectory(options)
-  const next = { access: null, events: null }
-  const flushDelay = config.logFlushDelay
-  if (dir !== null) {
-    next.events = new LineSink({ file: path.join(dir, ERROR_LOG), flushDelay, onError: reportSinkError })
-    if (role.accessLog && config.enableLogging) {
-      next.access = new LineSink({ file: path.join(dir, ACCESS_LOG), flushDelay, onError: reportSinkError })
-    }
-    await Promise.all([next.events.open(), next.access === null ? null : next.access.open()])
-  } else if (role.accessLog && config.enableLogging) {
-    next.access = standardOutput()
-    next.access.flushDelay = flushDelay
-    await next.access.open()
+class LogFiles {
+  constructor () {
+    this.access = null
+    this.events = null
+    // One sink on stdout for the process, made on first use.
+    this.stdout = null
+    this.exitHook = false
   }
-  const previous = { ...current }
-  Object.assign(current, next)
-  setEventSink(next.events)
-  setAccessLogState({
-    sink: next.access,
-    format: next.access === null ? null : accessFormatter(config.logFormat),
-    worker: role.worker || 'single'
-  })
-  installExitHook()
-  for (const sink of [previous.access, previous.events]) {
-    if (sink !== null && sink !== stdoutSink && sink !== current.access && sink !== current.events) sink.close()
-  }
-}
 
-function standardOutput () {
-  if (stdoutSink === null) stdoutSink = new LineSink({ fd: 1, onError: reportSinkError })
-  return stdoutSink
+  /**
+   * Point the logs where the configuration says: the access log to stdout
+   * or access.log, event lines additionally to error.log. The previous
+   * files are closed once their queued lines are written.
+   * @param {object} options runtime options
+   * @param {import('./access-log').AccessLog|null} accessLog the worker's access log, null in the primary
+   * @returns {Promise<void>}
+   */
+  async configure (options, accessLog) {
+    const { config } = options
+    const dir = logDirectory(options)
+    const next = { access: null, events: null }
+    const flushDelay = config.logFlushDelay
+    const wantsAccess = accessLog !== null && config.enableLogging
+    if (dir !== null) {
+      next.events = new LineSink({ file: path.join(dir, ERROR_LOG), flushDelay, onError: reportSinkError })
+      if (wantsAccess) next.access = new LineSink({ file: path.join(dir, ACCESS_LOG), flushDelay, onError: reportSinkError })
+      await Promise.all([next.events.open(), next.access === null ? null : next.access.open()])
+    } else if (wantsAccess) {
+      next.access = this.standardOutput()
+      next.access.flushDelay = flushDelay
+      await next.access.open()
+    }
+    const previous = [this.access, this.events]
+    this.access = next.access
+    this.events = next.events
+    if (accessLog !== null) {
+      accessLog.configure({ sink: next.access, format: next.access === null ? null : accessFormatter(config.logFormat) })
+    }
+    this.installExitHook()
+    for (const sink of previous) {
+      if (sink !== null && sink !== this.stdout && sink !== this.access && sink !== this.events) sink.close()
+    }
+  }
+
+  standardOutput () {
+    if (this.stdout === null) this.stdout = new LineSink({ fd: 1, onError: reportSinkError })
+    return this.stdout
+  }
+
+  /**
+   * Reopen the log files under their names (SIGUSR1, after logrotate).
+   * @returns {Promise<boolean>} whether this process writes any log file
+   */
+  async reopen () {
+    const sinks = [this.access, this.events].filter((sink) => sink !== null && sink !== this.stdout)
+    await Promise.all(sinks.map((sink) => sink.reopen()))
+    return sinks.length !== 0
+  }
+
+  /**
+   * SIGUSR1 in the process that owns the signal: reopen, and say so.
+   * @param {{info: Function, error: Function}} log
+   * @returns {Promise<void>}
+   */
+  reopenOnSignal (log) {
+    return this.reopen().then(
+      (reopened) => { if (reopened) log.info('SIGUSR1: log files reopened') },
+      (err) => log.error('cannot reopen the log files:', err.message))
+  }
+
+  /**
+   * @returns {Promise<void>} settles once every queued line is written
+   */
+  flush () {
+    const sinks = [this.access, this.events].filter((sink) => sink !== null)
+    return Promise.all(sinks.map((sink) => sink.flushed())).then(() => {})
+  }
+
+  // A crash exits at once; the lines of the requests before it still count.
+  installExitHook () {
+    if (this.exitHook) return
+    this.exitHook = true
+    process.on('exit', () => {
+      for (const sink of [this.access, this.events]) if (sink !== null) sink.flushSync()
+    })
+  }
 }
 
 function reportSinkError (err) {
@@ -108,31 +151,4 @@ function reportSinkError (err) {
   process.stderr.write('svr: log write failed: ' + err.message + '\n')
 }
 
-/**
- * Reopen the log files under their names (SIGUSR1, after logrotate).
- * @returns {Promise<boolean>} whether this process writes any log file
- */
-async function reopenLogs () {
-  const sinks = [current.access, current.events].filter((sink) => sink !== null && sink !== stdoutSink)
-  await Promise.all(sinks.map((sink) => sink.reopen()))
-  return sinks.length !== 0
-}
-
-/**
- * @returns {Promise<void>} settles once every queued line is written
- */
-function flushLogs () {
-  const sinks = [current.access, current.events].filter((sink) => sink !== null)
-  return Promise.all(sinks.map((sink) => sink.flushed())).then(() => {})
-}
-
-// A crash exits at once; the lines of the requests before it still count.
-function installExitHook () {
-  if (exitHookInstalled) return
-  exitHookInstalled = true
-  process.on('exit', () => {
-    for (const sink of [current.access, current.events]) if (sink !== null) sink.flushSync()
-  })
-}
-
-module.exports = { checkLogDirectory, configureLogs, reopenLogs, flushLogs, logDirectory, ACCESS_LOG, ERROR_LOG }
+module.exports = { checkLogDirectory, LogFiles, logDirectory, ACCESS_LOG, ERROR_LOG }

@@ -1,24 +1,19 @@
 'use strict'
 
-const { setAccessLogState } = require('../logging/access-log')
-
 // Latency buckets in seconds: a static file answers in well under a
 // millisecond, a script or a slow client may take seconds.
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx']
-
-// One registry per process: it outlives a single-process reload, so the
-// counters do not restart.
-let metrics = null
-let trackedServers = []
 
 /**
  * The request metrics of this process (prom-client, loaded only when
  * `metricsPath` is set). Every series carries a `worker` label, so the
  * primary's aggregation keeps one row per worker.
  * @param {string} worker the worker slot, or "single"
+ * @param {() => Promise<number|null>} countConnections open client connections, null when unknown
+ * @returns {{registry: object, observe: (exchange: object) => void}}
  */
-function createMetrics (worker) {
+function createMetrics (worker, countConnections) {
   const { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } = require('prom-client')
   const registry = new Registry()
   registry.setDefaultLabels({ worker })
@@ -45,8 +40,7 @@ function createMetrics (worker) {
     help: 'Open client connections.',
     registers: [registry],
     collect () {
-      if (trackedServers.length === 0) return undefined
-      return activeConnections().then((count) => {
+      return countConnections().then((count) => {
         if (count !== null) this.set(count)
       })
     }
@@ -62,44 +56,16 @@ function createMetrics (worker) {
 }
 
 /**
- * Turn the request metrics on or off for this process, as `metricsPath` says.
- * @param {object} options runtime options
- * @param {string} worker the worker slot, or "single"
- */
-function configureMetrics (options, worker) {
-  if (options.config.metricsPath === null) {
-    setAccessLogState({ observer: null })
-    return
-  }
-  if (metrics === null) metrics = createMetrics(worker)
-  setAccessLogState({ observer: metrics.observe })
-}
-
-/**
- * The servers whose connections `svr_http_connections_active` counts.
- * @param {{main: import('node:net').Server, plain: import('node:net').Server|null}} servers
- */
-function trackServers (servers) {
-  trackedServers = servers.plain === null ? [servers.main] : [servers.main, servers.plain]
-}
-
-/**
+ * @param {{main: import('node:net').Server, plain: import('node:net').Server|null}|null} servers
  * @returns {Promise<number|null>} open client connections, null before the servers exist
  */
-async function activeConnections () {
-  if (trackedServers.length === 0) return null
-  const counts = await Promise.all(trackedServers.map((server) => new Promise((resolve) => {
+async function activeConnections (servers) {
+  if (servers === null) return null
+  const list = servers.plain === null ? [servers.main] : [servers.main, servers.plain]
+  const counts = await Promise.all(list.map((server) => new Promise((resolve) => {
     server.getConnections((err, count) => resolve(err ? null : count))
   })))
   return counts.includes(null) ? null : counts.reduce((sum, count) => sum + count, 0)
 }
 
-/**
- * @returns {Promise<object[]>} this process's metrics in prom-client's JSON
- *   form (what AggregatorRegistry.aggregate takes), [] when they are off
- */
-function metricsSnapshot () {
-  return metrics === null ? Promise.resolve([]) : metrics.registry.getMetricsAsJSON()
-}
-
-module.exports = { configureMetrics, trackServers, activeConnections, metricsSnapshot, DURATION_BUCKETS }
+module.exports = { createMetrics, activeConnections, DURATION_BUCKETS }

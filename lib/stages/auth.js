@@ -19,7 +19,7 @@ const { createLoginJudge } = require('../auth/login')
 function createAuthStage (options, shared) {
   const rules = compileAuthRules(options.config.nonStandardCodes)
   if (rules.length === 0) return null
-  const judge = createLoginJudge(options.config.users, rules.some((rule) => rule.throttled), shared.log)
+  const judge = createLoginJudge(options.config.users, rules.some((rule) => rule.throttled), shared.runtime)
   const { respond } = shared
   return function authenticate (req, res, ctx) {
     const rule = findAuthRule(rules, ctx)

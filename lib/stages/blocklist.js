@@ -1,7 +1,6 @@
 'use strict'
 
 const { compileAddressList } = require('../access/address-list')
-const { isRuntimeBlocked } = require('../access/runtime-blocklist')
 
 /**
  * `blacklist`, and the addresses blocked from the console since: refuse
@@ -15,6 +14,7 @@ const { isRuntimeBlocked } = require('../access/runtime-blocklist')
 function createBlocklistStage (options, shared) {
   // The console may block addresses at any time, so the stage stays in
   // even when the configured list is empty.
+  const isRuntimeBlocked = shared.runtime.blocklist.has
   const isListed = compileAddressList(options.config.blacklist) || isRuntimeBlocked
   const isBlocked = isListed === isRuntimeBlocked
     ? isRuntimeBlocked

@@ -21,7 +21,7 @@ function createMetricsStage (options, shared) {
   const { respond, log } = shared
   return function serveMetrics (req, res, ctx) {
     if (ctx.pathname !== metricsPath || !isAllowed(ctx.clientAddress)) return false
-    return collectMetrics().then((text) => {
+    return collectMetrics(shared.runtime).then((text) => {
       sendMetrics(req, res, text)
       return true
     }, (err) => {

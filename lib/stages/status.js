@@ -24,11 +24,11 @@ function createStatusStage (options, shared) {
   const { config } = options
   if (!config.allowStatus) return null
   const isAllowed = createStatusAllowCheck(config.statusAllow)
-  // The handlers stage, earlier in the pipeline, has filled shared.handlers.
-  const page = { serverString: shared.serverString, handlers: shared.handlers }
+  // The handlers stage, earlier in the pipeline, has filled shared.mods.
+  const page = { serverString: shared.serverString, mods: shared.mods }
   return function serveStatus (req, res, ctx) {
     if (ctx.pathname !== STATUS_PATH || !isAllowed(ctx.clientAddress)) return false
-    return collectStats().then((result) => {
+    return collectStats(shared.runtime).then((result) => {
       sendPage(req, res, renderPage(page, req, result))
       return true
     })
@@ -59,7 +59,7 @@ function sendPage (req, res, body) {
 }
 
 /**
- * @param {{serverString: string, handlers: string[]}} page
+ * @param {{serverString: string, mods: string[]}} page
  * @param {import('node:http').IncomingMessage} req
  * @param {{started: number, complete: boolean, workers: object[]}} result from collectStats
  * @returns {string}
@@ -92,7 +92,7 @@ function renderPage (page, req, result) {
     item('connections', 'Open connections', totals.connections === null ? '-' : totals.connections) +
     item('restarts', 'Worker restarts', result.primary ? count(result.primary.restarts) : '-') +
     item('reloads', 'Reloads applied', result.primary ? count(result.primary.reloads && result.primary.reloads.applied) : '-') +
-    item('handlers', 'Mods and script', page.handlers.length === 0 ? 'none' : escapeHtml(page.handlers.join(', '))) +
+    item('mods', 'Mods and script', page.mods.length === 0 ? 'none' : escapeHtml(page.mods.join(', '))) +
     '</dl><h2>Workers</h2><table><thead><tr><th>Slot</th><th>PID</th><th>Requests</th><th>4xx</th><th>5xx</th>' +
     '<th>RSS</th><th>CPU time</th><th>CPU</th><th>Uptime</th><th>Connections</th><th>Bytes sent</th></tr></thead><tbody>' +
     result.workers.map((worker) => workerRow(worker, now)).join('') +

@@ -41,8 +41,6 @@ for (let c = 0; c < 256; c++) {
 
 // Reused by the slow path; safe because sanitizePath never yields mid-way.
 const stack = []
-// Set by every sanitizePath call: whether a `..` segment had to be resolved.
-let sawParent = false
 
 function hexValue (c) {
   if (c >= 48 && c <= 57) return c - 48
@@ -154,7 +152,8 @@ function isAlreadyClean (p, allowDoubleSlashes) {
   return prev !== 0x2e
 }
 
-function sanitizeSlow (p, allowDoubleSlashes) {
+// seen: null, or an object whose `parent` is set when a `..` segment is resolved.
+function sanitizeSlow (p, allowDoubleSlashes, seen) {
   const len = p.length
   stack.length = 0
   let seg = ''
@@ -223,7 +222,7 @@ function sanitizeSlow (p, allowDoubleSlashes) {
     } else if (dotsOnly) {
       // `.` and three or more dots are no-ops; `..` is the parent.
       if (seg.length === 2) {
-        sawParent = true
+        if (seen !== null) seen.parent = true
         if (stack.length !== 0) stack.pop()
       }
       if (last) dirForm = true
@@ -271,10 +270,14 @@ function sanitizeSlow (p, allowDoubleSlashes) {
  *   (bad `%` escape, `%C0` `%C1` `%FE` `%FF`, invalid UTF-8, lone surrogate): answer 400
  */
 function sanitizePath (pathname, allowDoubleSlashes) {
-  sawParent = false
+  return sanitizeSeeing(pathname, allowDoubleSlashes === true, null)
+}
+
+function sanitizeSeeing (pathname, allowDoubleSlashes, seen) {
   if (pathname === '*' || pathname === '') return pathname
-  if (isAlreadyClean(pathname, allowDoubleSlashes === true)) return pathname
-  return sanitizeSlow(pathname, allowDoubleSlashes === true)
+  // A clean path has no `..` segment to resolve.
+  if (isAlreadyClean(pathname, allowDoubleSlashes)) return pathname
+  return sanitizeSlow(pathname, allowDoubleSlashes, seen)
 }
 
 /**
@@ -288,8 +291,9 @@ function sanitizePath (pathname, allowDoubleSlashes) {
  *   `escapes`: it contains a `..` segment (after decoding) or is malformed
  */
 function classifyRewrite (path, allowDoubleSlashes) {
-  const clean = sanitizePath(path, allowDoubleSlashes)
-  if (clean === null || sawParent) return 'escapes'
+  const seen = { parent: false }
+  const clean = sanitizeSeeing(path, allowDoubleSlashes === true, seen)
+  if (clean === null || seen.parent) return 'escapes'
   return clean === path ? 'clean' : 'normalised'
 }
 

@@ -2,7 +2,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { observeRequest, attachContext, requestIdOf } = require('../../lib/logging/access-log')
+const { AccessLog, attachContext, requestIdOf } = require('../../lib/logging/access-log')
 
 function exchange (incoming) {
   const req = {
@@ -18,7 +18,7 @@ function exchange (incoming) {
     setHeader (name, value) { sent[name.toLowerCase()] = value },
     on () {}
   }
-  observeRequest(req, res)
+  new AccessLog('1').observe(req, res)
   return { req, res, sent }
 }
 

@@ -3,9 +3,10 @@
 const { describe, it, mock } = require('node:test')
 const assert = require('node:assert/strict')
 const { createStatusStage, formatDuration, STATUS_PATH } = require('../../lib/stages/status')
+const { inProcessRuntime } = require('../../lib/coordinator')
 
 function stage (config = {}) {
-  const shared = { serverString: 'svr', handlers: [], respond: { sendError: mock.fn() } }
+  const shared = { serverString: 'svr', mods: [], respond: { sendError: mock.fn() }, runtime: inProcessRuntime({ warn () {} }).runtime }
   const handler = createStatusStage({ config: { allowStatus: true, statusAllow: [], ...config } }, shared)
   return { handler, shared }
 }

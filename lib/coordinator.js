@@ -1,0 +1,67 @@
+'use strict'
+
+const { serve, inProcessPair } = require('./ipc')
+const { Runtime } = require('./runtime')
+const { LogFiles } = require('./logging')
+const { statsServices } = require('./cluster-stats')
+const { metricsServices } = require('./metrics/query')
+const { throttleServices } = require('./auth/cluster-throttle')
+
+/**
+ * What the workers share: the services one process (the primary, or the
+ * single process in --single-threaded) answers for all of them, over
+ * whichever channel connects it to a worker (lib/ipc.js). A service neither
+ * knows nor asks which mode it runs in.
+ */
+class Coordinator {
+  /**
+   * @param {{warn: Function}} log
+   * @param {() => Array<{slot: number|null, pid: number|null, peer: import('./ipc').Peer|null}>} targets
+   *   every worker slot; `peer` null for a slot without a ready worker
+   */
+  constructor (log, targets) {
+    this.log = log
+    this.targets = targets
+    // The one table of cluster-wide services: act -> service(msg, from).
+    this.services = {
+      ...throttleServices(this),
+      ...statsServices(this),
+      ...metricsServices(this)
+    }
+    this.table = serve(this.services)
+  }
+
+  /**
+   * Ask every worker the same question at once.
+   * @param {string} act
+   * @param {number} timeout ms each worker gets to answer
+   * @returns {Promise<Array<{slot: number|null, pid: number|null, stats: *}>>}
+   *   one row per slot, `stats` null for a worker that did not answer
+   */
+  askEvery (act, timeout) {
+    return Promise.all(this.targets().map(({ slot, pid, peer }) => peer === null
+      ? { slot, pid, stats: null }
+      : peer.request(act, {}, { timeout }).then((stats) => ({ slot, pid, stats }), () => ({ slot, pid, stats: null }))))
+  }
+}
+
+/**
+ * The coordinator and one worker runtime in this process, joined by the
+ * in-process channel: --single-threaded (and unit tests) get the same
+ * services, over the same requests, as a cluster.
+ * @param {object} log
+ * @param {{logs?: LogFiles, accessLog?: import('./logging/access-log').AccessLog}} [output] the process's log files and access log
+ * @returns {{runtime: Runtime, coordinator: Coordinator, worker: import('./ipc').Peer}}
+ *   worker: the coordinator's end of the channel to the runtime
+ */
+function inProcessRuntime (log, { logs = new LogFiles(), accessLog } = {}) {
+  let workerTable = null
+  let coordinator = null
+  const pair = inProcessPair(() => coordinator.table, () => workerTable)
+  coordinator = new Coordinator(log, () => [{ slot: null, pid: process.pid, peer: pair.a }])
+  const runtime = new Runtime({ log, logs, slot: null, coordinator: pair.b, accessLog })
+  workerTable = serve(runtime.services())
+  return { runtime, coordinator, worker: pair.a }
+}
+
+module.exports = { Coordinator, inProcessRuntime }
