@@ -2,7 +2,7 @@
 
 const net = require('node:net')
 const util = require('node:util')
-const { parseListenSpec } = require('./listen')
+const { parseListenSpec, whenListening } = require('./listen')
 
 // Node's cluster module lets the primary bind a shared listening socket,
 // but closes it as soon as the last worker using it is gone: while every
@@ -191,17 +191,7 @@ class ListenSockets {
  * @returns {Promise<void>}
  */
 function listenOnHandle (server, handle) {
-  return new Promise((resolve, reject) => {
-    function onError (err) {
-      server.removeListener('listening', onListening)
-      reject(err)
-    }
-    function onListening () {
-      server.removeListener('error', onError)
-      resolve()
-    }
-    server.once('error', onError)
-    server.once('listening', onListening)
+  return whenListening(server, () => {
     if (typeof handle.getsockname === 'function') {
       server.listen(handle)
     } else {

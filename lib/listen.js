@@ -129,4 +129,27 @@ async function removeStaleSockets (config) {
   }
 }
 
-module.exports = { parseListenSpec, describeSpec, formatAddress, listeningLines, explainListenError, listenError, removeStaleSocket, removeStaleSockets }
+/**
+ * Start a server listening and settle once it listens, or fails to.
+ * @param {import('node:net').Server} server
+ * @param {() => void} start makes the server listen (server.listen(...), or
+ *   the adoption of a handle)
+ * @returns {Promise<void>} rejects with the server's 'error'
+ */
+function whenListening (server, start) {
+  return new Promise((resolve, reject) => {
+    function onError (err) {
+      server.removeListener('listening', onListening)
+      reject(err)
+    }
+    function onListening () {
+      server.removeListener('error', onError)
+      resolve()
+    }
+    server.once('error', onError)
+    server.once('listening', onListening)
+    start()
+  })
+}
+
+module.exports = { whenListening, parseListenSpec, describeSpec, formatAddress, listeningLines, explainListenError, listenError, removeStaleSocket, removeStaleSockets }

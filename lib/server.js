@@ -5,7 +5,7 @@ const https = require('node:https')
 const http2 = require('node:http2')
 const net = require('node:net')
 const { createPipeline } = require('./pipeline')
-const { parseListenSpec } = require('./listen')
+const { parseListenSpec, whenListening } = require('./listen')
 const { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRefused } = require('./client-error')
 const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
@@ -205,19 +205,9 @@ async function listenServers (servers, config) {
  */
 function listen (server, portValue) {
   const spec = parseListenSpec(portValue)
-  return new Promise((resolve, reject) => {
-    function onError (err) {
-      server.removeListener('listening', onListening)
-      err.listenSpec = spec
-      reject(err)
-    }
-    function onListening () {
-      server.removeListener('error', onError)
-      resolve(server.address())
-    }
-    server.once('error', onError)
-    server.once('listening', onListening)
-    server.listen(spec)
+  return whenListening(server, () => server.listen(spec)).then(() => server.address(), (err) => {
+    err.listenSpec = spec
+    throw err
   })
 }
 

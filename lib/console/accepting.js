@@ -1,6 +1,7 @@
 'use strict'
 
 const { listenOnHandle } = require('../listen-sockets')
+const { whenListening } = require('../listen')
 const { stateOf } = require('../server-state')
 
 /**
@@ -33,19 +34,9 @@ function resumeAccepting (server) {
   const spec = typeof closed.address === 'string'
     ? { path: closed.address }
     : { host: closed.address.address, port: closed.address.port }
-  return new Promise((resolve, reject) => {
-    function onError (err) {
-      server.removeListener('listening', onListening)
-      state.closed = closed
-      reject(err)
-    }
-    function onListening () {
-      server.removeListener('error', onError)
-      resolve()
-    }
-    server.once('error', onError)
-    server.once('listening', onListening)
-    server.listen(spec)
+  return whenListening(server, () => server.listen(spec)).catch((err) => {
+    state.closed = closed
+    throw err
   })
 }
 
