@@ -110,10 +110,11 @@ function median (runs) {
  * The curves as a markdown section: per row req/s and p99 with their ratio
  * to the smallest row of the dimension, boot and reload times.
  * @param {Array<{dimension: object, rows: object[]}>} curves
- * @param {{tool: string, plan: object, date: string}} facts
+ * @param {{tool: string, plan: object, date: string, plot?: string}} facts
+ *   plot: the file name of the SVG drawn from the same run, linked from the section
  * @returns {string}
  */
-function renderCurves (curves, { tool, plan, date }) {
+function renderCurves (curves, { tool, plan, date, plot }) {
   const lines = [
     '## Cost curves',
     '',
@@ -122,6 +123,7 @@ function renderCurves (curves, { tool, plan, date }) {
       `“rate” is req/s over the smallest row of the same dimension (flat: ≥ ${CURVE_LIMITS.flat}); boot is start to ` +
       'first 200, reload SIGHUP to “reload applied”.',
     '',
+    ...(plot ? [`![req/s relative to the smallest row, per dimension](${plot})`, ''] : []),
     '| dimension | entries | req/s | rate | p99 | p99 ratio | boot | reload | socket errors, non-2xx |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|'
   ]

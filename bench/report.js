@@ -26,9 +26,11 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, var
   lines.push('')
   const used = [...new Set(rows.map((row) => row.workload.variant).filter(Boolean))]
   for (const name of used) {
-    lines.push(`Rows ending in “— ${variants[name].label}”: a second svr with \`${JSON.stringify(variants[name].config)}\` ` +
-      'in its config, measured in the rounds of the default row (A B C, C B A) against the same baseline runs; no target.', '')
+    const note = variants[name].note || `a second svr with \`${JSON.stringify(variants[name].config)}\` ` +
+      'in its config, measured in the rounds of the default row (A B C, C B A) against the same baseline runs; no target'
+    lines.push(`Rows ending in “— ${variants[name].label}”: ${note}.`, '')
   }
+  if (used.includes('against')) lines.push(...renderAgainst(rows, variants.against), '')
   const errors = rows.filter((row) => row.svr.errors > 0 || (row.svr.non2xx > 0 && (row.workload.base || row.workload.name) !== '404'))
   if (errors.length > 0) {
     lines.push('Errors or unexpected non-2xx answers from svr: ' +
@@ -49,6 +51,20 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, var
   }
   if (bounds !== null && bounds.trim() !== '') lines.push(bounds.trim(), '')
   return lines.join('\n')
+}
+
+// This svr over the one of --against, workload by workload.
+function renderAgainst (rows, against) {
+  const lines = [
+    `| workload | svr req/s | ${against.label} req/s | this svr / ${against.label} |`,
+    '|---|---:|---:|---:|'
+  ]
+  for (const row of rows.filter((r) => r.workload.variant === 'against')) {
+    const own = rows.find((r) => r.workload.name === row.workload.base)
+    if (own === undefined) continue
+    lines.push(`| ${own.workload.what} | ${own.svr.rps.toFixed(0)} | ${row.svr.rps.toFixed(0)} | ${(own.svr.rps / row.svr.rps).toFixed(2)} |`)
+  }
+  return lines
 }
 
 function nginxFact (nginx) {

@@ -2,6 +2,7 @@
 
 // npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --profile NAME] [-- --out FILE]
 // npm run bench -- --curves [--quick] [--only DIMENSION[,DIMENSION]] [--out FILE]
+// npm run bench -- --against DIR   (also: another checkout of svr, e.g. a build of an earlier main)
 //
 // svr side by side with a bare Node cluster and nginx in the same run,
 // targets alternating (A B A B) so that drift of the machine cancels out;
@@ -14,19 +15,25 @@
 // workload that misses its target (bench/profile.js) and appends
 // bench/bounds.md, the reading of those profiles, when there is one.
 // BENCH_TOOL=autocannon uses autocannon even where wrk is installed.
+// --against DIR adds, to every workload, a variant row for the svr of
+// another checkout run with the same config in the same rounds, and a
+// table of this svr over that one: the check that a change made nothing
+// slower, on the same minutes of the same machine.
 // --curves measures the cost curves instead (bench/curves.js) and puts
 // them into the results file as its "Cost curves" section, keeping the
 // rest; a regular run keeps the curves section of the file it replaces.
 
 const fs = require('node:fs/promises')
 const os = require('node:os')
+const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { createSite } = require('./site')
 const { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
 const { loadWorkload, stopLoads } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
-const { measureCurves, renderCurves, selectDimensions, spliceCurves, curvesSection } = require('./curves')
+const { measureCurves, renderCurves, selectDimensions, spliceCurves, curvesSection, CURVE_LIMITS } = require('./curves')
+const { renderCurvesSvg } = require('./plot')
 
 const BOUNDS_FILE = path.join(__dirname, 'bounds.md')
 
@@ -69,15 +76,38 @@ WORKLOADS.push(
 )
 
 // The targets are judged on the default config: a variant row has none.
-function variantOf (name, variant) {
+function variantOf (name, variant, variants = VARIANTS) {
   const base = WORKLOADS.find((w) => w.name === name)
-  return { ...base, name: name + '-' + variant, base: name, variant, goal: null, what: base.what + ' — ' + VARIANTS[variant].label }
+  return { ...base, name: name + '-' + variant, base: name, variant, goal: null, what: base.what + ' — ' + variants[variant].label }
+}
+
+/**
+ * The variant of --against: svr.js of another checkout, the same config.
+ * @param {string} dir the other checkout
+ * @returns {Promise<{label: string, config: object, svr: string, note: string}>}
+ */
+async function againstVariant (dir) {
+  const svr = path.join(dir, 'svr.js')
+  await fs.access(svr).catch(() => { throw new Error('--against ' + dir + ': no svr.js there') })
+  const rev = await gitRevision(dir)
+  return {
+    label: 'svr at ' + rev,
+    config: {},
+    svr,
+    note: `the svr of ${dir} (${rev}) with the same config, measured in the rounds of the default row (A B C, C B A); no target`
+  }
+}
+
+function gitRevision (dir) {
+  return new Promise((resolve) => {
+    execFile('git', ['-C', dir, 'log', '-1', '--format=%h'], (err, stdout) => resolve(err ? path.basename(dir) : stdout.trim()))
+  })
 }
 
 const LIMITS = { rssMb: 60, startMs: 1000 }
 
 function parseArgs (argv) {
-  const args = { quick: false, curves: false, only: null, profile: null, out: path.join(__dirname, 'results.md') }
+  const args = { quick: false, curves: false, only: null, profile: null, against: null, out: path.join(__dirname, 'results.md') }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--quick') args.quick = true
@@ -85,7 +115,8 @@ function parseArgs (argv) {
     else if (arg === '--only') args.only = new Set(argv[++i].split(','))
     else if (arg === '--profile') args.profile = argv[++i]
     else if (arg === '--out') args.out = path.resolve(argv[++i])
-    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --only a,b, --profile NAME, --out FILE)')
+    else if (arg === '--against') args.against = path.resolve(argv[++i])
+    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --only a,b, --profile NAME, --against DIR, --out FILE)')
   }
   return args
 }
@@ -121,9 +152,13 @@ async function main () {
     }
     const unknown = [...(args.only || [])].filter((name) => !WORKLOADS.some((w) => w.name === name))
     if (unknown.length > 0) throw new Error('no workload ' + unknown.join(', ') + '; known: ' + WORKLOADS.map((w) => w.name).join(', '))
+    const variants = args.against === null ? VARIANTS : { ...VARIANTS, against: await againstVariant(args.against) }
     const workloads = WORKLOADS.filter((w) => args.only === null || args.only.has(w.name) || args.only.has(w.base))
+    if (args.against !== null) {
+      for (const w of workloads.filter((w) => !w.variant)) workloads.push(variantOf(w.name, 'against', variants))
+    }
     const measuredAt = Date.now()
-    const results = await measure({ site, dir, tool, plan, workloads })
+    const results = await measure({ site, dir, tool, plan, workloads, variants })
     console.error(`bench: measured in ${((Date.now() - measuredAt) / 1000).toFixed(0)} s`)
     // Numbers of a smoke run mean nothing; neither would their profiles.
     const profiles = args.quick ? [] : await profileMisses({ site, dir, tool, rows: results.rows })
@@ -132,7 +167,7 @@ async function main () {
       tool,
       plan,
       workloads,
-      variants: VARIANTS,
+      variants,
       profiles,
       bounds: await readBounds(),
       limits: LIMITS,
@@ -160,11 +195,14 @@ async function runCurves ({ args, site, dir, tool }) {
   const begun = Date.now()
   const curves = await measureCurves({ site, dir, tool, plan, dimensions })
   console.error(`bench: curves measured in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
-  const section = renderCurves(curves, { tool, plan, date: machineFacts().date })
+  // The plot beside the results file, drawn from the same numbers.
+  const plot = path.join(path.dirname(args.out), path.basename(args.out, '.md') + '-curves.svg')
+  const section = renderCurves(curves, { tool, plan, date: machineFacts().date, plot: path.basename(plot) })
   console.log(section)
   if (!args.quick) {
+    await fs.writeFile(plot, renderCurvesSvg(curves, CURVE_LIMITS))
     await fs.writeFile(args.out, spliceCurves(await readOptional(args.out), section))
-    console.log('wrote ' + path.relative(process.cwd(), args.out))
+    console.log('wrote ' + path.relative(process.cwd(), args.out) + ' and ' + path.relative(process.cwd(), plot))
   }
 }
 
@@ -190,7 +228,7 @@ async function loadTool () {
  * the default and the variant are compared on the same minutes.
  * Only the baselines and variants the workloads need are started.
  */
-async function measure ({ site, dir, tool, plan, workloads }) {
+async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
   const svr = await startSvr(site, dir)
   const startup = { startMs: svr.startMs, rss: await Promise.all(svr.workerPids.map(rssMb)) }
   const baselines = new Set(workloads.map((w) => w.baseline))
@@ -200,8 +238,8 @@ async function measure ({ site, dir, tool, plan, workloads }) {
     if (baselines.has('bare')) targets.bare = await startBare(dir)
     if (baselines.has('nginx')) targets.nginx = await startNginx(dir, site.webroot)
     for (const variant of new Set(workloads.map((w) => w.variant).filter(Boolean))) {
-      const configFile = await variantConfig(site, dir, variant)
-      variants.set(variant, await startSvr(site, dir, { configFile, name: 'svr ' + variant }))
+      const configFile = await variantConfig(site, dir, variant, known)
+      variants.set(variant, await startSvr(site, dir, { configFile, name: 'svr ' + variant, svr: known[variant].svr }))
     }
     const svrFor = (workload) => workload.variant ? variants.get(workload.variant) : svr
     const measured = new Map()
@@ -232,10 +270,10 @@ function groupVariants (workloads) {
 
 // The site's config with the variant's overrides, beside it, so that the
 // same relative paths (serverSideScript.js) hold.
-async function variantConfig (site, dir, variant) {
+async function variantConfig (site, dir, variant, variants = VARIANTS) {
   const config = JSON.parse(await fs.readFile(site.configFile, 'utf8'))
   const file = path.join(dir, 'config-' + variant + '.json')
-  await fs.writeFile(file, JSON.stringify({ ...config, ...VARIANTS[variant].config }, null, 2))
+  await fs.writeFile(file, JSON.stringify({ ...config, ...variants[variant].config }, null, 2))
   return file
 }
 

@@ -24,16 +24,16 @@ let logCount = 0
  * it, without the benchmark process reading every line).
  * @param {{configFile: string}} site
  * @param {string} dir
- * @param {{nodeArgs?: string[], configFile?: string, name?: string}} [opts]
+ * @param {{nodeArgs?: string[], configFile?: string, name?: string, svr?: string}} [opts]
  *   nodeArgs: options for node, which cluster workers inherit; configFile: instead of the site's;
- *   name: of the target, 'svr' unless told
+ *   name: of the target, 'svr' unless told; svr: the svr.js of another checkout
  */
 async function startSvr (site, dir, opts = {}) {
   const name = opts.name || 'svr'
   const logFile = logFileFor(dir, name)
   const out = fs.openSync(logFile, 'w')
   const begun = process.hrtime.bigint()
-  const child = spawn(process.execPath, [...(opts.nodeArgs || []), SVR, '--config', opts.configFile || site.configFile], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs || []), opts.svr || SVR, '--config', opts.configFile || site.configFile], {
     stdio: ['ignore', out, out]
   })
   fs.closeSync(out)
