@@ -3,7 +3,7 @@
 const { RuntimeBlocklist } = require('./access/runtime-blocklist')
 const { fullSnapshot } = require('./cluster-stats')
 const { AccessLog } = require('./logging/access-log')
-const { createMetrics, activeConnections } = require('./metrics/worker')
+const { createMetrics, ProcessMetrics, activeConnections } = require('./metrics/worker')
 const { WorkerBalance } = require('./balance/worker')
 const { RequestStats } = require('./stats')
 
@@ -17,11 +17,12 @@ const { RequestStats } = require('./stats')
  */
 class Runtime {
   /**
-   * @param {{log: object, logs: import('./logging').LogFiles, slot: number|null, coordinator: import('./ipc').Peer, accessLog?: AccessLog}} parts
-   *   logs: the process's log files, which `log` writes to; slot: the worker slot, null for the worker
-   *   of --single-threaded; accessLog: one made before the runtime (--single-threaded opens its logs first)
+   * @param {{log: object, logs: import('./logging').LogFiles, slot: number|null, coordinator: import('./ipc').Peer,
+   *   processMetrics?: ProcessMetrics}} parts
+   *   logs: the worker's log files, which `log` writes to; slot: the worker slot, null for the worker
+   *   of --single-threaded; processMetrics: the series of the process, when it runs more than one worker
    */
-  constructor ({ log, logs, slot, coordinator, accessLog }) {
+  constructor ({ log, logs, slot, coordinator, processMetrics }) {
     this.log = log
     this.logs = logs
     this.slot = slot
@@ -31,9 +32,10 @@ class Runtime {
     this.blocklist = new RuntimeBlocklist()
     // Requests, errors and malformed requests, for the status page.
     this.stats = new RequestStats()
-    this.accessLog = accessLog || new AccessLog(this.name)
+    this.accessLog = new AccessLog(this.name)
     // prom-client's registry, made when `metricsPath` is first set.
     this.metrics = null
+    this.processMetrics = processMetrics || new ProcessMetrics(this.name)
     // Its HTTP/1 connections against its fair share (lib/balance).
     this.balance = new WorkerBalance()
     // The servers whose connections the status page and metrics count.
@@ -50,6 +52,7 @@ class Runtime {
       return
     }
     if (this.metrics === null) this.metrics = createMetrics(this.name, () => this.activeConnections())
+    this.processMetrics.start()
     this.accessLog.configure({ observer: this.metrics.observe })
   }
 
@@ -71,8 +74,10 @@ class Runtime {
    * @returns {Promise<object[]>} this process's metrics in prom-client's JSON
    *   form (what AggregatorRegistry.aggregate takes), [] when they are off
    */
-  metricsSnapshot () {
-    return this.metrics === null ? Promise.resolve([]) : this.metrics.registry.getMetricsAsJSON()
+  async metricsSnapshot () {
+    if (this.metrics === null) return []
+    const [own, processSeries] = await Promise.all([this.metrics.registry.getMetricsAsJSON(), this.processMetrics.snapshot()])
+    return own.concat(processSeries)
   }
 
   /**
