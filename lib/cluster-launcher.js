@@ -49,8 +49,12 @@ class ClusterLauncher {
     return workerCount(config)
   }
 
-  /** @returns {string} the slot's worker in log lines */
-  name (slot) {
+  /**
+   * @param {{id: number}} slot
+   * @param {object} [worker] one of the slot's workers
+   * @returns {string} the slot's worker in log lines
+   */
+  name (slot, worker) {
     return 'worker ' + slot.id
   }
 

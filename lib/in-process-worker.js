@@ -129,9 +129,13 @@ class InProcessLauncher {
     return 1
   }
 
-  /** @returns {string} the worker in log lines */
-  name () {
-    return 'in-process worker'
+  /**
+   * @param {object} slot
+   * @param {InProcessWorker} [worker]
+   * @returns {string} the worker in log lines: each one the Supervisor starts is numbered
+   */
+  name (slot, worker) {
+    return worker === undefined ? 'in-process worker' : 'in-process worker #' + worker.id
   }
 
   /** @returns {null} the label of the worker of --single-threaded: `single` on the status page and in the metrics */

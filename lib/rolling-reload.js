@@ -153,7 +153,7 @@ function retire (supervisor, worker) {
   const timeout = supervisor.options.config.shutdownTimeout
   setTimeout(() => {
     if (supervisor.records.has(worker)) {
-      supervisor.log.warn(supervisor.launcher.name(record.slot) + ' (pid ' + worker.process.pid + ') still draining after ' +
+      supervisor.log.warn(supervisor.launcher.name(record.slot, worker) + ' (pid ' + worker.process.pid + ') still draining after ' +
         timeout + ' ms; killing it')
       worker.process.kill('SIGKILL')
     }

@@ -90,11 +90,11 @@ class Supervisor {
   fork (slot, options) {
     const worker = this.launcher.launch(slot, options)
     const peer = workerPeer(worker)
-    const record = { slot, options, peer, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
+    const record = { slot, worker, options, peer, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
     this.records.set(worker, record)
     worker.on('message', (msg) => dispatch(this.handlers, msg, peer, worker))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
-    worker.on('error', (err) => this.log.warn(this.launcher.name(slot) + ' channel error:', err.message))
+    worker.on('error', (err) => this.log.warn(this.launcher.name(slot, worker) + ' channel error:', err.message))
     // The sockets go first: the worker listens on them as soon as it has booted.
     record.hasSockets = this.sendSockets(worker, options)
     worker.send(message('boot', { options, blocked: this.blocked }))
@@ -116,7 +116,7 @@ class Supervisor {
     record.ready = true
     record.readyAt = Date.now()
     const { slot } = record
-    this.log.info(this.launcher.name(slot) + ' up (pid ' + worker.process.pid + ')')
+    this.log.info(this.launcher.name(slot, worker) + ' up (pid ' + worker.process.pid + ')')
     // The console closed or opened the server while this worker booted.
     if (!this.accepting) {
       worker.send(message('accepting', { open: false }))
@@ -175,7 +175,7 @@ class Supervisor {
       this.fatal(svrError('SVR_ERR_WORKER_BOOT', [line]))
       return
     }
-    this.log.error((record ? this.launcher.name(record.slot) : 'a worker') + ' failed to start: ' + line)
+    this.log.error((record ? this.launcher.name(record.slot, worker) : 'a worker') + ' failed to start: ' + line)
   }
 
   // The status page shows every slot; one whose worker is down or still
@@ -204,7 +204,7 @@ class Supervisor {
       return
     }
     if (record.retiring) {
-      this.log.info(this.launcher.name(slot) + ' (pid ' + worker.process.pid + ') retired')
+      this.log.info(this.launcher.name(slot, worker) + ' (pid ' + worker.process.pid + ') retired')
       return
     }
     if (record.waiter !== null) {
@@ -214,7 +214,7 @@ class Supervisor {
       return
     }
     if (this.phase === 'booting') {
-      this.fatal(svrError('SVR_ERR_WORKER_BOOT', [this.launcher.name(slot) + ' exited with ' + how + ' before it was ready']))
+      this.fatal(svrError('SVR_ERR_WORKER_BOOT', [this.launcher.name(slot, worker) + ' exited with ' + how + ' before it was ready']))
       return
     }
     if (slot.worker === worker) this.scheduleReplacement(slot, record, how)
@@ -234,7 +234,7 @@ class Supervisor {
     // can start, starting one after another would only burn the CPU.
     if (delay !== 0 && record.ready && this.slots.every((other) => other.worker === null)) delay = 0
     const when = delay === 0 ? 'now' : 'in ' + delay + ' ms'
-    this.log.warn(this.launcher.name(slot) + ' exited unexpectedly (' + how + ') ' + EXIT_REASONS[reason] + '; replacing it ' + when)
+    this.log.warn(this.launcher.name(slot, record.worker) + ' exited unexpectedly (' + how + ') ' + EXIT_REASONS[reason] + '; replacing it ' + when)
     if (slot.streak >= CRASH_LOOP_STREAK) {
       this.log.error(svrError('SVR_ERR_WORKER_CRASH_LOOP', [slot.id, slot.streak]).message +
         '; next attempt ' + when + ', check the errors above')
