@@ -9,8 +9,8 @@ const { throttleServices } = require('./auth/cluster-throttle')
 const { PrimaryCounters } = require('./metrics/primary')
 
 /**
- * What the workers share: the services one process (the primary, or the
- * single process in --single-threaded) answers for all of them, over
+ * What the workers share: the services the primary answers for all of
+ * them (with --single-threaded, for its in-process worker), over
  * whichever channel connects it to a worker (lib/ipc.js). A service neither
  * knows nor asks which mode it runs in.
  */

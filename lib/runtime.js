@@ -6,14 +6,15 @@ const { AccessLog } = require('./logging/access-log')
 const { createMetrics, ProcessMetrics, activeConnections } = require('./metrics/worker')
 const { WorkerBalance } = require('./balance/worker')
 const { RequestStats } = require('./stats')
+const { SiteChromes } = require('./script/site-chrome')
 
 /**
- * What one worker process holds besides its pipeline: its logger and log
- * files, its coordinator client, the blocklist the coordinator keeps it up
- * to date with, its access log, its metrics registry, its share of the load
- * balance and its servers. Stages see it as `shared.runtime`; a reload
- * builds a new pipeline on the same runtime, so counters and the metrics
- * registry carry on.
+ * What one worker holds besides its pipeline: its logger and log files, its
+ * coordinator client, the blocklist the coordinator keeps it up to date
+ * with, its access log, its metrics registry, its share of the load
+ * balance, the site head and foot of SVR.JS scripts and its servers.
+ * Stages see it as `shared.runtime`. A reload starts new workers, each with
+ * a runtime of its own.
  */
 class Runtime {
   /**
@@ -38,8 +39,19 @@ class Runtime {
     this.processMetrics = processMetrics || new ProcessMetrics(this.name)
     // Its HTTP/1 connections against its fair share (lib/balance).
     this.balance = new WorkerBalance()
+    // The site head and foot (`.head`, `.foot`) that SVR.JS scripts see, per webroot.
+    this.siteChromes = new SiteChromes(log)
     // The servers whose connections the status page and metrics count.
     this.servers = null
+  }
+
+  /**
+   * Stop what the runtime keeps running: the worker is done, and its
+   * process may go on (an in-process worker).
+   */
+  release () {
+    this.balance.stopReports()
+    this.siteChromes.close()
   }
 
   /**

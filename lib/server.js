@@ -26,7 +26,7 @@ const Http1Response = countBodyBytes(http.ServerResponse)
 const Http2Response = countBodyBytes(SvrHttp2Response)
 
 /**
- * Build the servers of one worker (or of the single process), sharing one
+ * Build the servers of one worker, sharing one
  * request pipeline: `main` (HTTP, or HTTPS / HTTP/2 with `secure`) and,
  * with `secure`, `plain`, the HTTP server on `port` that redirects to
  * HTTPS. Listening is a separate step so the caller decides how to report

@@ -168,7 +168,7 @@ async function stop (state, delay) {
 function finish (state, code) {
   if (state.finished) return
   state.finished = true
-  state.runtime.balance.stopReports()
+  state.runtime.release()
   state.exit(code)
 }
 
