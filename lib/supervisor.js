@@ -15,6 +15,8 @@ const { applyReload } = require('./rolling-reload')
 const { createSlot, exitReason, backoffDelay, EXIT_REASONS, CRASH_LOOP_STREAK } = require('./slots')
 
 const SCRIPT_WATCH_MS = 500
+// How long console `open` waits for a worker to listen again.
+const ACCEPTING_TIMEOUT_MS = 5000
 
 /**
  * The primary's logic: binds the listening sockets, starts one worker per
@@ -299,10 +301,12 @@ class Supervisor {
   /**
    * Console close/open. Closed, the primary lets go of its sockets too, so
    * that new clients are refused rather than left waiting in the backlog.
+   * Opening binds them again and settles once every worker listens on them:
+   * a bound socket that nobody listens on refuses connections.
    * @param {boolean} open
-   * @returns {string|null} why the server could not be opened
+   * @returns {Promise<string|null>} why the server could not be opened
    */
-  setAccepting (open) {
+  async setAccepting (open) {
     if (!open) {
       this.accepting = false
       this.sockets.close()
@@ -316,11 +320,14 @@ class Supervisor {
       return listenError(err).message
     }
     this.accepting = true
+    const listening = []
     for (const [worker, record] of this.records) {
       if (record.retiring || !worker.isConnected()) continue
       record.hasSockets = this.sendSockets(worker, record.options)
-      worker.send(message('accepting', { open }))
+      // A worker that does not answer in time is past helping; the others are open.
+      listening.push(record.peer.request('accepting', { open }, { timeout: ACCEPTING_TIMEOUT_MS }).catch(() => {}))
     }
+    await Promise.all(listening)
     return null
   }
 

@@ -70,8 +70,9 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
   state.runtime = runtime
 
   const handlers = {
-    // What the coordinator asks of every worker, and its replies.
-    ...serve(runtime.services()),
+    // What the coordinator asks of every worker, and its replies; the
+    // console's open is answered once the servers listen again.
+    ...serve({ ...runtime.services(), accepting: (msg) => setAccepting(state, msg.open, log) }),
     boot: (msg) => {
       runtime.blocklist.set(msg.blocked || [])
       // The primary's config is frozen; what came over the channel is a copy.
@@ -79,7 +80,6 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
       boot(msg.options, state)
     },
     listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
-    accepting: (msg) => setAccepting(state, msg.open, log),
     shutdown: (msg) => stop(state, msg.delay || 0),
     'reopen-logs': () => logs.reopen().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
@@ -130,17 +130,18 @@ function receiveHandle (state, role, handle) {
   state.handles.set(role, handle)
 }
 
-// Console close/open. On open the primary has sent the sockets it bound again.
-function setAccepting (state, open, log) {
+// Console close/open. On open the primary has sent the sockets it bound
+// again; settles once the servers listen on them.
+async function setAccepting (state, open, log) {
   if (state.servers === null || state.stopping) return
   if (!open) {
     for (const server of serverList(state.servers)) stopAccepting(server)
     return
   }
-  for (const [role, handle] of state.handles) {
-    resumeAcceptingOn(state.servers[role], handle).catch((err) => log.error('cannot listen again:', err.message))
-  }
+  const opened = [...state.handles].map(([role, handle]) => resumeAcceptingOn(state.servers[role], handle)
+    .catch((err) => log.error('cannot listen again:', err.message)))
   state.handles.clear()
+  await Promise.all(opened)
 }
 
 function reportBootError (state, err, reason) {

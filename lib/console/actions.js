@@ -19,8 +19,7 @@ function consoleActions (supervisor, blocks) {
       return CLOSED
     },
     open () {
-      const failure = supervisor.setAccepting(true)
-      return failure === null ? OPENED : 'still closed: ' + failure
+      return supervisor.setAccepting(true).then((failure) => failure === null ? OPENED : 'still closed: ' + failure)
     },
     restart () {
       supervisor.reload()

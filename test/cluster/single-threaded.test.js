@@ -7,7 +7,7 @@ const http = require('node:http')
 const http2 = require('node:http2')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
-const { request } = require('../helpers/http')
+const { request, agentGet } = require('../helpers/http')
 const { clientLoop } = require('../helpers/client-loop')
 const { freePort } = require('../helpers/tools')
 const { makeCertificate, httpsRequest } = require('../helpers/tls')
@@ -27,21 +27,6 @@ const SLOW_SCRIPT = `if (href === '/slow') {
 /** numbers of the "in-process worker #N up (pid P)" lines, in order */
 function inProcessUps (output) {
   return [...output.matchAll(/in-process worker #(\d+) up \(pid (\d+)\)/g)].map((match) => Number(match[1]))
-}
-
-/** Resolves with the status, the body and the response's socket once a request on `agent` has ended. */
-function agentGet (port, target, agent, extra = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: target, agent, ...extra }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body, socket: req.socket }))
-      res.on('error', reject)
-    })
-    req.setTimeout(5000, () => req.destroy(new Error('timed out')))
-    req.on('error', reject)
-  })
 }
 
 function h2Get (port, target) {
