@@ -52,6 +52,11 @@ class Runtime {
   release () {
     this.balance.stopReports()
     this.siteChromes.close()
+    if (this.servers === null) return
+    // Node's HTTP servers check their connections' timeouts on an interval
+    // that only their own close() stops (a drain closes them as net.Servers),
+    // and that interval would hold the servers and their pipeline.
+    for (const server of [this.servers.main, this.servers.plain]) if (server !== null) server.close()
   }
 
   /**
