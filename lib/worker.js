@@ -75,7 +75,7 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
     ...serve({ ...runtime.services(), accepting: (msg) => setAccepting(state, msg.open, log) }),
     boot: (msg) => {
       runtime.blocklist.set(msg.blocked || [])
-      // The primary's config is frozen; what came over the channel is a copy.
+      // The primary's config is frozen; what came over the cluster channel is a copy.
       deepFreeze(msg.options.config)
       boot(msg.options, state)
     },
