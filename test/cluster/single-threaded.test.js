@@ -186,4 +186,14 @@ describe('--single-threaded reload: a new in-process worker replaces the old one
     assert.match(after.body, /^svr_http_connections_active\{worker="single"\} 1$/m)
     assert.match(after.body, /^svr_reloads_total\{result="applied"\} 1$/m)
   })
+
+  it('should stop with exit code 1 on an uncaught exception outside a request, having nobody to replace it', async (t) => {
+    const site = await makeSite(t, { serverSideScriptFormat: 'module' })
+    // Thrown by a timer the script starts when it loads: no request is in flight.
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'),
+      "setTimeout(() => { throw new Error('boom outside a request') }, 300)\nmodule.exports = (req, res, next) => next()\n")
+    const svr = await startSvr(t, site.configFile, SINGLE)
+    assert.equal((await svr.exited).code, 1)
+    assert.match(svr.output, /uncaught exception, stopping: Error: boom outside a request/)
+  })
 })
