@@ -1,7 +1,5 @@
 'use strict'
 
-const { primaryCounters } = require('./metrics/primary')
-
 // The coordinator gives workers this long to send their counters; one that
 // is busy or hung is reported as not answering rather than holding the page.
 const COLLECT_DEADLINE_MS = 500
@@ -54,7 +52,7 @@ function processStart () {
 function statsServices (coordinator) {
   const started = processStart()
   return {
-    'stats-query': async () => ({ started, primary: primaryCounters(), workers: await coordinator.askEvery('stats-collect', COLLECT_DEADLINE_MS) })
+    'stats-query': async () => ({ started, primary: coordinator.counters.snapshot(), workers: await coordinator.askEvery('stats-collect', COLLECT_DEADLINE_MS) })
   }
 }
 

@@ -6,10 +6,11 @@ const { LogFiles } = require('./logging')
 const { statsServices } = require('./cluster-stats')
 const { metricsServices } = require('./metrics/query')
 const { throttleServices } = require('./auth/cluster-throttle')
+const { PrimaryCounters } = require('./metrics/primary')
 
 /**
- * What the workers share: the services one process (the primary, or the
- * single process in --single-threaded) answers for all of them, over
+ * What the workers share: the services the primary answers for all of
+ * them (with --single-threaded, for its in-process worker), over
  * whichever channel connects it to a worker (lib/ipc.js). A service neither
  * knows nor asks which mode it runs in.
  */
@@ -18,10 +19,12 @@ class Coordinator {
    * @param {{warn: Function}} log
    * @param {() => Array<{slot: number|null, pid: number|null, peer: import('./ipc').Peer|null}>} targets
    *   every worker slot; `peer` null for a slot without a ready worker
+   * @param {PrimaryCounters} [counters] the Supervisor's restart and reload counters, which it reports
    */
-  constructor (log, targets) {
+  constructor (log, targets, counters = new PrimaryCounters()) {
     this.log = log
     this.targets = targets
+    this.counters = counters
     // The one table of cluster-wide services: act -> service(msg, from).
     this.services = {
       ...throttleServices(this),
@@ -47,19 +50,18 @@ class Coordinator {
 
 /**
  * The coordinator and one worker runtime in this process, joined by the
- * in-process channel: --single-threaded (and unit tests) get the same
- * services, over the same requests, as a cluster.
+ * in-process channel, without servers (unit tests of stages and services).
  * @param {object} log
- * @param {{logs?: LogFiles, accessLog?: import('./logging/access-log').AccessLog}} [output] the process's log files and access log
  * @returns {{runtime: Runtime, coordinator: Coordinator, worker: import('./ipc').Peer}}
  *   worker: the coordinator's end of the channel to the runtime
  */
-function inProcessRuntime (log, { logs = new LogFiles(), accessLog } = {}) {
+function inProcessRuntime (log) {
+  const logs = new LogFiles()
   let workerTable = null
   let coordinator = null
   const pair = inProcessPair(() => coordinator.table, () => workerTable)
   coordinator = new Coordinator(log, () => [{ slot: null, pid: process.pid, peer: pair.a }])
-  const runtime = new Runtime({ log, logs, slot: null, coordinator: pair.b, accessLog })
+  const runtime = new Runtime({ log, logs, slot: null, coordinator: pair.b })
   workerTable = serve(runtime.services())
   return { runtime, coordinator, worker: pair.a }
 }

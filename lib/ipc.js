@@ -1,5 +1,6 @@
 'use strict'
 
+const { EventEmitter } = require('node:events')
 const { svrError } = require('./errors')
 
 /**
@@ -124,20 +125,22 @@ function serve (services) {
 }
 
 /**
- * The cluster channel, seen from a worker: its Peer for the primary.
+ * The channel to the primary, seen from a worker: its Peer for the primary.
+ * @param {{connected: boolean, send: Function}} [channel] the cluster
+ *   worker's `process`, or the worker end of an inProcessChannel()
  * @returns {Peer}
  */
-function primaryPeer () {
+function primaryPeer (channel = process) {
   return new Peer((msg) => {
-    if (!process.connected) return false
-    process.send(msg)
+    if (!channel.connected) return false
+    channel.send(msg)
     return true
   })
 }
 
 /**
  * The cluster channel, seen from the primary: its Peer for one worker.
- * @param {import('node:cluster').Worker} worker
+ * @param {{isConnected: () => boolean, send: Function}} worker a cluster.Worker, or an in-process one
  * @returns {Peer}
  */
 function workerPeer (worker) {
@@ -149,25 +152,75 @@ function workerPeer (worker) {
 }
 
 /**
- * A channel inside one process (--single-threaded): two Peers whose
- * messages are handed to the other end's dispatch table on a later turn of
- * the event loop, as the cluster channel would. No socket handles pass here.
- * @param {() => Object<string, Function>} tableA the table of end A (read at delivery)
- * @param {() => Object<string, Function>} tableB the table of end B
- * @returns {{a: Peer, b: Peer}} a sends to B's table, b to A's
+ * One end of an in-process channel, shaped like the part of a cluster
+ * worker's `process` that IPC uses: `send(msg[, handle][, callback])`,
+ * `connected`, `disconnect()`, and the events 'message' (msg, handle) and
+ * 'disconnect'.
  */
-function inProcessPair (tableA, tableB) {
-  const pair = {}
-  let open = true
-  pair.a = new Peer((msg) => deliver(tableB, msg, () => pair.b))
-  pair.b = new Peer((msg) => deliver(tableA, msg, () => pair.a))
-  pair.close = () => { open = false }
-  function deliver (table, msg, from) {
-    if (!open) return false
-    setImmediate(() => dispatch(table(), msg, from()))
+class ChannelEnd extends EventEmitter {
+  constructor () {
+    super()
+    this.other = null
+    this.connected = true
+  }
+
+  /**
+   * @param {object} msg
+   * @param {*} [handle] passed along as it is (no descriptor crosses here)
+   * @param {Function} [callback] called once the message is delivered
+   * @returns {boolean} false once the channel is closed
+   */
+  send (msg, handle, callback) {
+    if (typeof handle === 'function') {
+      callback = handle
+      handle = undefined
+    }
+    if (!this.connected) return false
+    // Delivered on a later turn of the event loop, as the cluster channel would.
+    setImmediate(() => {
+      if (this.other.connected) this.other.emit('message', msg, handle)
+      if (typeof callback === 'function') callback(null)
+    })
     return true
   }
+
+  /** Close both ends; each emits 'disconnect' once. */
+  disconnect () {
+    for (const end of [this, this.other]) {
+      if (!end.connected) continue
+      end.connected = false
+      setImmediate(() => end.emit('disconnect'))
+    }
+  }
+}
+
+/**
+ * A channel inside one process (--single-threaded): two ends, each handing
+ * what it sends to the other's 'message' listeners on a later turn of the
+ * event loop.
+ * @returns {{a: ChannelEnd, b: ChannelEnd}}
+ */
+function inProcessChannel () {
+  const a = new ChannelEnd()
+  const b = new ChannelEnd()
+  a.other = b
+  b.other = a
+  return { a, b }
+}
+
+/**
+ * Two Peers over an inProcessChannel(), each end's messages dispatched to
+ * a table: the coordinator and a runtime in one process (unit tests).
+ * @param {() => Object<string, Function>} tableA the table of end A (read at delivery)
+ * @param {() => Object<string, Function>} tableB the table of end B
+ * @returns {{a: Peer, b: Peer, close: () => void}} a sends to B's table, b to A's
+ */
+function inProcessPair (tableA, tableB) {
+  const channel = inProcessChannel()
+  const pair = { a: primaryPeer(channel.a), b: primaryPeer(channel.b), close: () => channel.a.disconnect() }
+  channel.a.on('message', (msg) => dispatch(tableA(), msg, pair.a))
+  channel.b.on('message', (msg) => dispatch(tableB(), msg, pair.b))
   return pair
 }
 
-module.exports = { NS, REPLY, message, dispatch, Peer, serve, primaryPeer, workerPeer, inProcessPair }
+module.exports = { NS, REPLY, message, dispatch, Peer, serve, primaryPeer, workerPeer, inProcessChannel, inProcessPair }

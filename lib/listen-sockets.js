@@ -181,23 +181,20 @@ class ListenSockets {
 }
 
 /**
- * In a worker: listen on a socket the primary bound and sent over IPC.
- * `server.listen(handle)` takes a TCP handle as it is. A unix socket's
- * handle it would treat as a descriptor number and, in a cluster worker,
- * ask the primary for that number, which there names another file; so that
- * one is adopted the way the cluster module adopts the handles it hands out.
+ * In a worker: listen on a socket the primary bound and sent over IPC, or
+ * on a port of a ConnectionFeed (lib/connection-feed.js, --single-threaded).
+ * The server adopts the handle the way a cluster worker's server adopts
+ * the handles the cluster module hands out (`server.listen(handle)` takes
+ * only a TCP handle, and would treat a unix socket's as a descriptor
+ * number, which in a cluster worker names another file).
  * @param {import('node:net').Server} server not listening
- * @param {object} handle TCP or Pipe handle received with a message
+ * @param {object} handle TCP or Pipe handle received with a message, or a ConnectionPort
  * @returns {Promise<void>}
  */
 function listenOnHandle (server, handle) {
   return whenListening(server, () => {
-    if (typeof handle.getsockname === 'function') {
-      server.listen(handle)
-    } else {
-      server._handle = handle
-      server._listen2(null, -1, -1)
-    }
+    server._handle = handle
+    server._listen2(null, -1, -1)
   })
 }
 

@@ -8,6 +8,7 @@ const { configErrorLines } = require('./config-report')
 const { createLogger } = require('./log')
 const { fullServerString } = require('./version')
 const { runPrimary } = require('./primary')
+const { ClusterLauncher } = require('./cluster-launcher')
 const { withOverrides } = require('./reload')
 const { prepareMods } = require('./mods/prepare')
 const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
@@ -15,7 +16,6 @@ const { tempDir, ensureTempDir } = require('./server-root')
 const { checkScript } = require('./script/check')
 const { readTlsMaterial } = require('./tls/material')
 const { checkLogDirectory, LogFiles } = require('./logging')
-const { AccessLog } = require('./logging/access-log')
 
 const INSTALL_DIR = path.resolve(__dirname, '..')
 
@@ -87,12 +87,10 @@ async function main (argv) {
     return
   }
   const options = Object.freeze({ ...base, mods: prepared.mods })
-  // The access log of --single-threaded's one worker opens with the event log.
-  const accessLog = args.singleThreaded ? new AccessLog('single') : null
   const logs = new LogFiles()
   try {
     await checkLogDirectory(options)
-    await logs.configure(options, accessLog)
+    await logs.configure(options, null)
   } catch (err) {
     process.stderr.write('svr: ' + err.message + '\n')
     prepared.remove()
@@ -105,12 +103,11 @@ async function main (argv) {
   await ensureTempDir(options).catch((err) => log.warn('cannot make ' + tempDir(options) + ': ' + err.message +
     '; SVR.JS scripts that keep files in their __dirname will fail'))
   if (args.singleThreaded) {
-    Object.assign(process.env, config.environmentVariables)
     // Required here: a cluster's primary serves no request, so it never
     // loads the server and pipeline modules (a faster start).
-    await require('./single').runSingle(options, args, { log, logs, accessLog }, prepared)
+    await require('./single').runSingle(options, args, { log, logs }, prepared)
   } else {
-    await runPrimary(options, args, { log, logs }, prepared)
+    await runPrimary(options, args, { log, logs }, prepared, new ClusterLauncher())
   }
 }
 

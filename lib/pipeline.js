@@ -71,7 +71,7 @@ const PROXY_STAGES = [
 ]
 
 /**
- * Per-pipeline services the stages share, and the process's runtime.
+ * Per-pipeline services the stages share, and the worker's runtime.
  * @param {object} options runtime options
  * @param {import('./runtime').Runtime} runtime
  */

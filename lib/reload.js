@@ -7,7 +7,6 @@ const { readTlsMaterial } = require('./tls/material')
 const { checkScript } = require('./script/check')
 const { checkLogDirectory } = require('./logging')
 const { prepareMods } = require('./mods/prepare')
-const { countReload } = require('./metrics/primary')
 
 /**
  * The configuration as the command line amends it (`--secure`).
@@ -22,16 +21,15 @@ function withOverrides (config, args) {
 /**
  * Read and check everything a reload needs before anything changes: the
  * configuration, its certificates, the script, the log directory and the
- * mods. A refusal is logged with its reason and counted; the caller keeps
- * what it runs.
+ * mods. A refusal is logged with its reason; the caller keeps what it runs
+ * (and counts the refusal).
  * @param {object} options the runtime options in use
  * @param {object} args parsed command line
  * @param {object} log
- * @param {(config: object) => string|null} [veto] a further reason to refuse a configuration
  * @returns {Promise<{options: object, prepared: {mods: object[], remove: Function}} | null>}
  *   the new runtime options and the mods made ready for them; null when refused
  */
-async function prepareReload (options, args, log, veto = noVeto) {
+async function prepareReload (options, args, log) {
   let config
   try {
     const warn = (line) => log.warn(options.configFile + ': ' + line)
@@ -41,8 +39,6 @@ async function prepareReload (options, args, log, veto = noVeto) {
     for (const line of configErrorLines(err, options.configFile)) log.error(line)
     return refuse(log, 'the old configuration stays in use')
   }
-  const reason = veto(config)
-  if (reason !== null) return refuse(log, reason)
   let tls = null
   try {
     if (config.secure) tls = await readTlsMaterial(config)
@@ -62,13 +58,8 @@ async function prepareReload (options, args, log, veto = noVeto) {
   }
 }
 
-function noVeto () {
-  return null
-}
-
 function refuse (log, reason) {
   log.error('reload refused: ' + reason)
-  countReload('refused')
   return null
 }
 

@@ -3,25 +3,27 @@
 const { RuntimeBlocklist } = require('./access/runtime-blocklist')
 const { fullSnapshot } = require('./cluster-stats')
 const { AccessLog } = require('./logging/access-log')
-const { createMetrics, activeConnections } = require('./metrics/worker')
+const { createMetrics, ProcessMetrics, activeConnections } = require('./metrics/worker')
 const { WorkerBalance } = require('./balance/worker')
 const { RequestStats } = require('./stats')
+const { SiteChromes } = require('./script/site-chrome')
 
 /**
- * What one worker process holds besides its pipeline: its logger and log
- * files, its coordinator client, the blocklist the coordinator keeps it up
- * to date with, its access log, its metrics registry, its share of the load
- * balance and its servers. Stages see it as `shared.runtime`; a reload
- * builds a new pipeline on the same runtime, so counters and the metrics
- * registry carry on.
+ * What one worker holds besides its pipeline: its logger and log files, its
+ * coordinator client, the blocklist the coordinator keeps it up to date
+ * with, its access log, its metrics registry, its share of the load
+ * balance, the site head and foot of SVR.JS scripts and its servers.
+ * Stages see it as `shared.runtime`. A reload starts new workers, each with
+ * a runtime of its own.
  */
 class Runtime {
   /**
-   * @param {{log: object, logs: import('./logging').LogFiles, slot: number|null, coordinator: import('./ipc').Peer, accessLog?: AccessLog}} parts
-   *   logs: the process's log files, which `log` writes to; slot: the worker slot, null for the worker
-   *   of --single-threaded; accessLog: one made before the runtime (--single-threaded opens its logs first)
+   * @param {{log: object, logs: import('./logging').LogFiles, slot: number|null, coordinator: import('./ipc').Peer,
+   *   processMetrics?: ProcessMetrics}} parts
+   *   logs: the worker's log files, which `log` writes to; slot: the worker slot, null for the worker
+   *   of --single-threaded; processMetrics: the series of the process, when it runs more than one worker
    */
-  constructor ({ log, logs, slot, coordinator, accessLog }) {
+  constructor ({ log, logs, slot, coordinator, processMetrics }) {
     this.log = log
     this.logs = logs
     this.slot = slot
@@ -31,13 +33,30 @@ class Runtime {
     this.blocklist = new RuntimeBlocklist()
     // Requests, errors and malformed requests, for the status page.
     this.stats = new RequestStats()
-    this.accessLog = accessLog || new AccessLog(this.name)
+    this.accessLog = new AccessLog(this.name)
     // prom-client's registry, made when `metricsPath` is first set.
     this.metrics = null
+    this.processMetrics = processMetrics || new ProcessMetrics(this.name)
     // Its HTTP/1 connections against its fair share (lib/balance).
     this.balance = new WorkerBalance()
+    // The site head and foot (`.head`, `.foot`) that SVR.JS scripts see, per webroot.
+    this.siteChromes = new SiteChromes(log)
     // The servers whose connections the status page and metrics count.
     this.servers = null
+  }
+
+  /**
+   * Stop what the runtime keeps running: the worker is done, and its
+   * process may go on (an in-process worker).
+   */
+  release () {
+    this.balance.stopReports()
+    this.siteChromes.close()
+    if (this.servers === null) return
+    // Node's HTTP servers check their connections' timeouts on an interval
+    // that only their own close() stops (a drain closes them as net.Servers),
+    // and that interval would hold the servers and their pipeline.
+    for (const server of [this.servers.main, this.servers.plain]) if (server !== null) server.close()
   }
 
   /**
@@ -50,6 +69,7 @@ class Runtime {
       return
     }
     if (this.metrics === null) this.metrics = createMetrics(this.name, () => this.activeConnections())
+    this.processMetrics.start()
     this.accessLog.configure({ observer: this.metrics.observe })
   }
 
@@ -71,8 +91,10 @@ class Runtime {
    * @returns {Promise<object[]>} this process's metrics in prom-client's JSON
    *   form (what AggregatorRegistry.aggregate takes), [] when they are off
    */
-  metricsSnapshot () {
-    return this.metrics === null ? Promise.resolve([]) : this.metrics.registry.getMetricsAsJSON()
+  async metricsSnapshot () {
+    if (this.metrics === null) return []
+    const [own, processSeries] = await Promise.all([this.metrics.registry.getMetricsAsJSON(), this.processMetrics.snapshot()])
+    return own.concat(processSeries)
   }
 
   /**

@@ -8,7 +8,7 @@ class ServerState {
   constructor () {
     // Draining: answers carry "Connection: close", new HTTP/2 sessions are closed.
     this.draining = false
-    // The SNI selector of a secure server (its certificates are swapped on reload).
+    // The SNI selector of a secure server.
     this.sni = null
     // The open HTTP/2 sessions, which a drain sends GOAWAY.
     this.sessions = null
@@ -17,7 +17,7 @@ class ServerState {
     // Where its events go: the pipeline in use, the headers of answers
     // written on the raw socket, what a CONNECT gets (lib/server.js).
     this.route = null
-    // While the console has closed it: the address given up, and when its last connection ended.
+    // While the console has closed it: when its last connection ended.
     this.closed = null
   }
 }

@@ -5,7 +5,6 @@ const https = require('node:https')
 const http2 = require('node:http2')
 const net = require('node:net')
 const { createPipeline } = require('./pipeline')
-const { parseListenSpec, whenListening } = require('./listen')
 const { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRefused } = require('./client-error')
 const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
@@ -27,7 +26,7 @@ const Http1Response = countBodyBytes(http.ServerResponse)
 const Http2Response = countBodyBytes(SvrHttp2Response)
 
 /**
- * Build the servers of one worker (or of the single process), sharing one
+ * Build the servers of one worker, sharing one
  * request pipeline: `main` (HTTP, or HTTPS / HTTP/2 with `secure`) and,
  * with `secure`, `plain`, the HTTP server on `port` that redirects to
  * HTTPS. Listening is a separate step so the caller decides how to report
@@ -47,7 +46,7 @@ function createServers (options, runtime) {
   const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
   const pipeline = createPipeline(options, runtime)
   const servers = { main, plain, mods: pipeline.mods, lifecycle: pipeline.lifecycle }
-  usePipeline(servers, pipeline, config)
+  routeTo(servers, pipeline, config)
   return servers
 }
 
@@ -103,40 +102,25 @@ function trackSessions (server, timeout) {
   })
 }
 
-/**
- * Route the servers' requests to a pipeline, replacing the previous one.
- * The listeners stay; they read the pipeline of the moment from the
- * servers' state, so a swap is one assignment.
- * @param {{main: net.Server, plain: http.Server|null}} servers from createServers
- * @param {{handleRequest: Function, handleConnect: Function, sendError: Function}} pipeline
- * @param {object} config the configuration the pipeline was built from
- */
-function usePipeline (servers, pipeline, config) {
-  // A reload in single-process mode keeps the servers (listening, or closed
-  // by the console) and their state: the new pipeline is as ready, or as
-  // draining, as the one it replaces.
-  const previous = servers.lifecycle
-  if (previous !== undefined) {
-    if (previous.readyAt !== Infinity) pipeline.lifecycle.listening()
-    if (previous.draining) pipeline.lifecycle.drain()
-  }
-  servers.lifecycle = pipeline.lifecycle
-  servers.mods = pipeline.mods
+// Every server event goes to the route in the servers' state: the
+// pipeline, the headers of answers written on the raw socket, and what a
+// CONNECT gets.
+function routeTo (servers, pipeline, config) {
   // Answers written on the raw socket carry the configured headers too.
   const headerLines = rawHeaderLines(config, serverString(config))
   const refuseConnect = (req, socket) => answerConnectRefused(socket, headerLines)
   for (const server of servers.plain === null ? [servers.main] : [servers.main, servers.plain]) {
     applyLimits(server, config)
     const state = stateOf(server)
-    if (state.route === null) listenForRequests(server, state)
     state.maxBody = config.maxRequestBodySize
     // The redirecting server is no proxy, as in SVR.JS.
     const onConnect = server === servers.main || config.disableToHTTPSRedirect ? pipeline.handleConnect : refuseConnect
     state.route = { pipeline, headerLines, onConnect }
+    listenForRequests(server, state)
   }
 }
 
-// Installed once per server: every event goes to the route of the moment.
+// The listeners of one server.
 function listenForRequests (server, state) {
   server.on('clientError', (err, socket) => answerClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
   if (state.sni !== null) server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
@@ -166,48 +150,6 @@ function listenForRequests (server, state) {
   server.on('checkExpectation', function onExpectation (req, res) {
     state.route.pipeline.runtime.accessLog.observe(req, res)
     state.route.pipeline.sendError(req, res, 417)
-  })
-}
-
-/**
- * Give a running secure server new certificates (single-threaded reload;
- * a cluster replaces its workers instead). Connections already open keep
- * the certificate they were made with.
- * @param {{main: net.Server}} servers
- * @param {object} options runtime options with the new config and tls material
- */
-function useCertificates (servers, options) {
-  const server = servers.main
-  const { sni } = stateOf(server)
-  if (sni === null) return
-  server.setSecureContext(secureServerOptions(options.config, options.tls))
-  sni.update(options.config, options.tls)
-}
-
-/**
- * Listen with every server: `main` on `sport` when secure, else on `port`;
- * `plain` on `port`.
- * @param {{main: net.Server, plain: http.Server|null}} servers
- * @param {object} config
- * @returns {Promise<{main: string|object, plain: string|object|null}>} bound addresses
- */
-async function listenServers (servers, config) {
-  const main = await listen(servers.main, config.secure ? config.sport : config.port)
-  const plain = servers.plain === null ? null : await listen(servers.plain, config.port)
-  servers.lifecycle.listening()
-  return { main, plain }
-}
-
-/**
- * @param {net.Server} server
- * @param {number|string} portValue a `port`/`sport` value
- * @returns {Promise<string|object>} the bound address as server.address() gives it
- */
-function listen (server, portValue) {
-  const spec = parseListenSpec(portValue)
-  return whenListening(server, () => server.listen(spec)).then(() => server.address(), (err) => {
-    err.listenSpec = spec
-    throw err
   })
 }
 
@@ -274,4 +216,4 @@ async function shutDown (servers, delay) {
   return drainServers(servers)
 }
 
-module.exports = { createServers, usePipeline, useCertificates, listenServers, listen, drainServers, drain, shutDown }
+module.exports = { createServers, drainServers, drain, shutDown }

@@ -1,5 +1,6 @@
 'use strict'
 
+const http = require('node:http')
 const { createLogger } = require('./log')
 const { message, dispatch, serve, primaryPeer } = require('./ipc')
 const { Runtime } = require('./runtime')
@@ -11,36 +12,20 @@ const { containRequestError } = require('./request-scope')
 const { LogFiles } = require('./logging')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./console/accepting')
 const { enterWebroot } = require('./application-environment')
+const { stateOf } = require('./server-state')
 
 /**
- * A cluster worker: waits for its options from the primary, builds the
- * pipeline, listens, and reports back. It never reads the config file.
+ * A cluster worker: the worker of startWorker() over the cluster channel,
+ * exiting the process when it is done. It never reads the config file.
  */
 function runWorker () {
-  const logs = new LogFiles()
-  const log = createLogger('worker ' + (process.env.SVR_SLOT || process.pid), logs)
-  // handles: the listening sockets the primary sent, by server role, until used.
-  const state = { servers: null, options: null, stopping: false, handles: new Map(), logs }
   const slot = Number(process.env.SVR_SLOT)
-  const coordinator = primaryPeer()
-  const runtime = new Runtime({ log, logs, slot: Number.isInteger(slot) ? slot : null, coordinator })
-
-  const handlers = {
-    // What the coordinator asks of every worker, and its replies.
-    ...serve(runtime.services()),
-    boot: (msg) => {
-      runtime.blocklist.set(msg.blocked || [])
-      // The primary's config is frozen; what came over the channel is a copy.
-      deepFreeze(msg.options.config)
-      boot(msg.options, state, runtime)
-    },
-    listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
-    accepting: (msg) => setAccepting(state, msg.open, log),
-    shutdown: (msg) => stop(state, msg.delay || 0),
-    'reopen-logs': () => logs.reopen().catch((err) => log.error('cannot reopen the log files:', err.message))
-  }
-  process.on('message', (msg, handle) => dispatch(handlers, msg, coordinator, handle))
-
+  const worker = startWorker({
+    channel: process,
+    slot: Number.isInteger(slot) ? slot : null,
+    name: 'worker ' + (process.env.SVR_SLOT || process.pid),
+    exit: (code) => process.exit(code)
+  })
   // The primary coordinates shutdown and reload: a Ctrl-C or a terminal
   // hang-up reaches the whole process group, and must not cut requests here.
   process.on('SIGINT', noop)
@@ -48,10 +33,8 @@ function runWorker () {
   // logrotate signals the primary, which passes it on; a stray SIGUSR1 must
   // neither kill a worker nor open Node's inspector in it.
   process.on('SIGUSR1', noop)
-  // Without the primary nobody hands us connections any more.
-  process.on('disconnect', () => stop(state, 0))
-  process.on('uncaughtException', (err) => crashUnlessContained(err, log))
-  process.on('unhandledRejection', (reason) => crashUnlessContained(reason, log))
+  process.on('uncaughtException', (err) => crashUnlessContained(err, worker.log))
+  process.on('unhandledRejection', (reason) => crashUnlessContained(reason, worker.log))
 }
 
 function noop () {}
@@ -62,16 +45,63 @@ function crashUnlessContained (err, log) {
   process.exit(1)
 }
 
-async function boot (options, state, runtime) {
+/**
+ * One worker, over a channel to the Supervisor: waits for its options,
+ * builds its servers and pipeline, listens on the sockets it is sent,
+ * reports back, and drains when told to. The same code runs in a cluster
+ * worker and in a --single-threaded process (lib/in-process-worker.js).
+ * @param {{channel: import('node:events').EventEmitter & {send: Function, connected: boolean},
+ *   slot: number|null, name: string, exit: (code: number) => void}} parts
+ *   channel: the cluster worker's `process`, or an in-process channel end;
+ *   slot: the worker slot, null for the worker of --single-threaded;
+ *   name: its label in log lines; exit: called once it is done (its log
+ *   lines written), with the exit code; processMetrics: the process's series,
+ *   when the process runs more than one worker (lib/metrics/worker.js)
+ * @returns {{runtime: Runtime, log: object, abort: () => void}} abort: drop
+ *   every connection at once (what a SIGKILL does to a cluster worker)
+ */
+function startWorker ({ channel, slot, name, exit, processMetrics }) {
+  const logs = new LogFiles()
+  const log = createLogger(name, logs)
+  // handles: the listening sockets the primary sent, by server role, until used.
+  const state = { servers: null, options: null, stopping: false, handles: new Map(), logs, channel, exit }
+  const coordinator = primaryPeer(channel)
+  const runtime = new Runtime({ log, logs, slot, coordinator, processMetrics })
+  state.runtime = runtime
+
+  const handlers = {
+    // What the coordinator asks of every worker, and its replies; the
+    // console's open is answered once the servers listen again.
+    ...serve({ ...runtime.services(), accepting: (msg) => setAccepting(state, msg.open, log) }),
+    boot: (msg) => {
+      runtime.blocklist.set(msg.blocked || [])
+      // The primary's config is frozen; what came over the cluster channel is a copy.
+      deepFreeze(msg.options.config)
+      boot(msg.options, state)
+    },
+    listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
+    shutdown: (msg) => stop(state, msg.delay || 0),
+    'reopen-logs': () => logs.reopen().catch((err) => log.error('cannot reopen the log files:', err.message))
+  }
+  channel.on('message', (msg, handle) => dispatch(handlers, msg, coordinator, handle))
+  // Without the primary nobody hands us connections any more.
+  channel.on('disconnect', () => stop(state, 0))
+  return { runtime, log, abort: () => abort(state) }
+}
+
+async function boot (options, state) {
+  const { runtime } = state
   let servers
   try {
     await runtime.logs.configure(options, runtime.accessLog)
+    // Told to stop meanwhile (an in-process worker goes on running after its exit).
+    if (state.stopping) return
     runtime.configureMetrics(options)
     enterWebroot(options.config)
     servers = createServers(options, runtime)
     runtime.servers = servers
   } catch (err) {
-    reportBootError(err, err.message)
+    reportBootError(state, err, err.message)
     return
   }
   try {
@@ -79,13 +109,17 @@ async function boot (options, state, runtime) {
     // console has closed the server (an 'accepting' message brings them).
     await Promise.all([...state.handles].map(([role, handle]) => listenOnHandle(servers[role], handle)))
     state.handles.clear()
+    if (state.stopping) {
+      abort(state)
+      return
+    }
     servers.lifecycle.listening()
     state.servers = servers
     state.options = options
     runtime.balance.startReports(runtime.coordinator)
-    process.send(message('listening', { pid: process.pid, mods: servers.mods }))
+    state.channel.send(message('listening', { pid: process.pid, mods: servers.mods }))
   } catch (err) {
-    reportBootError(err, listenError(err).message)
+    reportBootError(state, err, listenError(err).message)
   }
 }
 
@@ -96,22 +130,24 @@ function receiveHandle (state, role, handle) {
   state.handles.set(role, handle)
 }
 
-// Console close/open. On open the primary has sent the sockets it bound again.
-function setAccepting (state, open, log) {
+// Console close/open. On open the primary has sent the sockets it bound
+// again; settles once the servers listen on them.
+async function setAccepting (state, open, log) {
   if (state.servers === null || state.stopping) return
   if (!open) {
     for (const server of serverList(state.servers)) stopAccepting(server)
     return
   }
-  for (const [role, handle] of state.handles) {
-    resumeAcceptingOn(state.servers[role], handle).catch((err) => log.error('cannot listen again:', err.message))
-  }
+  const opened = [...state.handles].map(([role, handle]) => resumeAcceptingOn(state.servers[role], handle)
+    .catch((err) => log.error('cannot listen again:', err.message)))
   state.handles.clear()
+  await Promise.all(opened)
 }
 
-function reportBootError (err, reason) {
+function reportBootError (state, err, reason) {
   const fields = { code: err.code || 'ERR', reason }
-  process.send(message('boot-error', fields), () => process.exit(1))
+  state.stopping = true
+  state.channel.send(message('boot-error', fields), () => finish(state, 1))
 }
 
 async function stop (state, delay) {
@@ -121,11 +157,36 @@ async function stop (state, delay) {
     // Orphaned by a dead primary, nobody would kill a worker held open by
     // one long connection (a CONNECT tunnel, say).
     const { shutdownTimeout } = state.options.config
-    setTimeout(() => process.exit(1), delay + shutdownTimeout).unref()
+    const orphaned = setTimeout(() => finish(state, 1), delay + shutdownTimeout)
+    orphaned.unref()
     await shutDown(state.servers, delay)
+    clearTimeout(orphaned)
   }
   await state.logs.flush()
-  process.exit(0)
+  finish(state, 0)
 }
 
-module.exports = { runWorker }
+function finish (state, code) {
+  if (state.finished) return
+  state.finished = true
+  state.runtime.release()
+  state.exit(code)
+}
+
+// Close every server and drop its connections: what is left when a
+// process is killed.
+function abort (state) {
+  state.stopping = true
+  for (const handle of state.handles.values()) handle.close()
+  state.handles.clear()
+  const { servers } = state.runtime
+  if (servers === null) return
+  for (const server of serverList(servers)) {
+    if (server.listening) server.close()
+    http.Server.prototype.closeAllConnections.call(server)
+    const { sessions } = stateOf(server)
+    if (sessions !== null) for (const session of sessions) session.destroy()
+  }
+}
+
+module.exports = { runWorker, startWorker }

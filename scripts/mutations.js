@@ -13,6 +13,7 @@ const SYMLINKS = ['test/http/static.test.js', 'test/http/file-caches.test.js']
 const AUTH = ['test/unit/auth-throttle.test.js', 'test/unit/auth-login.test.js', 'test/unit/auth-verify.test.js', 'test/http/auth.test.js']
 const CLIENT_ADDRESS = ['test/unit/client-address.test.js', 'test/http/client-address.test.js']
 const LIFECYCLE = ['test/cluster/lifecycle.test.js']
+const SINGLE = ['test/cluster/single-threaded.test.js']
 
 module.exports = [
   // Path sanitizer
@@ -229,18 +230,25 @@ module.exports = [
     tests: LIFECYCLE
   },
   {
-    file: 'lib/single.js',
-    what: '--single-threaded stops without waiting for the drain',
-    find: 'await shutDown(servers, shutdownDelay)',
-    replace: 'shutDown(servers, shutdownDelay)',
-    tests: LIFECYCLE
+    file: 'lib/worker.js',
+    what: 'a worker (and so --single-threaded) exits without waiting for the drain',
+    find: '    await shutDown(state.servers, delay)\n',
+    replace: '    shutDown(state.servers, delay)\n',
+    tests: [...LIFECYCLE, ...SINGLE]
   },
   // Reload
   {
-    file: 'lib/primary.js',
+    file: 'lib/rolling-reload.js',
     what: 'a reload retires the old worker before its replacement is ready',
-    find: '    const fresh = this.fork(slot, options)\n',
-    replace: '    if (slot.worker !== null) this.retire(slot.worker)\n    const fresh = this.fork(slot, options)\n',
-    tests: LIFECYCLE
+    find: '  const fresh = supervisor.fork(slot, options)\n',
+    replace: '  if (slot.worker !== null) retire(supervisor, slot.worker)\n  const fresh = supervisor.fork(slot, options)\n',
+    tests: [...LIFECYCLE, ...SINGLE]
+  },
+  {
+    file: 'lib/connection-feed.js',
+    what: '--single-threaded hands new connections to the worker it started first, not to the one a reload started',
+    find: '    this.ports.push(port)\n',
+    replace: '    if (this.ports.length === 0) this.ports.push(port)\n',
+    tests: SINGLE
   }
 ]

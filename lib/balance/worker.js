@@ -85,6 +85,12 @@ class WorkerBalance {
     this.timer.unref()
   }
 
+  /** Stop reporting: the worker is done (an in-process one does not take its timers along by exiting). */
+  stopReports () {
+    clearInterval(this.timer)
+    this.timer = null
+  }
+
   /**
    * The coordinator's 'fair-share' message.
    * @param {{connections: number|null}} msg

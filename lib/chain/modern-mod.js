@@ -1,5 +1,7 @@
 'use strict'
 
+const { loadFreshModule } = require('./fresh-module')
+
 /**
  * An SVR.JS 4.x `.js` mod: `module.exports = (req, res, logFacilities,
  * config, next) => {}` with `module.exports.modInfo = {name, version}`.
@@ -8,7 +10,8 @@
  * @returns {{name: string, version: string, invoke: Function, proxyRequest?: Function, connect?: Function}}
  */
 function createModernModLink (entry, api) {
-  const mod = require(entry.file)
+  // A new module instance: a reload's worker may run in the same process.
+  const mod = loadFreshModule(entry.file)
   if (typeof mod !== 'function') throw new TypeError('module.exports must be a function (req, res, logFacilities, config, next)')
   function invoke (req, res, ctx, next) {
     api.decorate(req, res, ctx)

@@ -1,5 +1,7 @@
 'use strict'
 
+const { loadFreshModule } = require('./fresh-module')
+
 /**
  * A serverSideScript.js of the module form: a CommonJS module exporting
  * `async (req, res, next) => {}`.
@@ -7,10 +9,8 @@
  * @returns {{name: string, invoke: (req, res, ctx, next) => unknown}}
  */
 function createModuleScriptLink (file) {
-  // A reload forks fresh workers, so the cache only matters when the same
-  // process loads the file twice (tests, single-threaded reload).
-  delete require.cache[file]
-  const handler = require(file)
+  // A new module instance: a reload's worker may run in the same process.
+  const handler = loadFreshModule(file)
   if (typeof handler !== 'function') {
     throw new TypeError('module.exports must be a function (req, res, next), got ' + typeof handler)
   }

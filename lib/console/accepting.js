@@ -1,48 +1,24 @@
 'use strict'
 
 const { listenOnHandle } = require('../listen-sockets')
-const { whenListening } = require('../listen')
 const { stateOf } = require('../server-state')
 
 /**
  * Console `close`: stop listening, as SVR.JS does, so new clients are
- * refused outright; requests in flight finish, idle keep-alive connections
- * are closed. The bound address is kept so that `open` comes back on the
- * same one (an ephemeral port included).
+ * refused outright (the primary has let go of its sockets too); requests
+ * in flight finish, idle keep-alive connections are closed.
  * @param {import('node:net').Server} server
  */
 function stopAccepting (server) {
   const state = stateOf(server)
   if (state.closed !== null || !server.listening) return
-  const address = server.address()
   const ended = new Promise((resolve) => server.close(() => resolve()))
-  state.closed = { address, ended }
+  state.closed = { ended }
 }
 
 /**
- * Console `open`: listen again on the address given up by `close`.
- * @param {import('node:net').Server} server
- * @returns {Promise<void>}
- */
-function resumeAccepting (server) {
-  const state = stateOf(server)
-  const { closed } = state
-  if (closed === null) return Promise.resolve()
-  // A stop has begun: the close callback is what it waits for.
-  if (state.draining) return Promise.reject(new Error('the server is stopping'))
-  state.closed = null
-  const spec = typeof closed.address === 'string'
-    ? { path: closed.address }
-    : { host: closed.address.address, port: closed.address.port }
-  return whenListening(server, () => server.listen(spec)).catch((err) => {
-    state.closed = closed
-    throw err
-  })
-}
-
-/**
- * Console `open` in a cluster worker: listen on the socket the primary has
- * bound again (it let go of its own on `close`, so that clients are refused).
+ * Console `open` in a worker: listen on the socket the primary has bound
+ * again (it let go of its own on `close`, so that clients are refused).
  * @param {import('node:net').Server} server
  * @param {object} handle the bound socket's handle, from the primary
  * @returns {Promise<void>}
@@ -82,4 +58,4 @@ function serverList (servers) {
   return servers.plain === null ? [servers.main] : [servers.main, servers.plain]
 }
 
-module.exports = { stopAccepting, resumeAccepting, resumeAcceptingOn, closedUntilIdle, serverList }
+module.exports = { stopAccepting, resumeAcceptingOn, closedUntilIdle, serverList }

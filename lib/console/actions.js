@@ -1,17 +1,15 @@
 'use strict'
 
-const { stopAccepting, resumeAccepting, serverList } = require('./accepting')
-
 const CLOSED = 'closed: new connections are refused until "open"; requests in flight finish'
 const OPENED = 'open: accepting connections'
 
 /**
- * Console actions of the cluster primary: each one is applied to every
- * worker at once over IPC.
- * @param {object} supervisor the primary's Supervisor
+ * Console actions of the primary, a cluster's or --single-threaded's: each
+ * one is applied to every worker at once over IPC.
+ * @param {import('../supervisor').Supervisor} supervisor
  * @param {import('./block-state').BlockState} blocks
  */
-function primaryActions (supervisor, blocks) {
+function consoleActions (supervisor, blocks) {
   return {
     mods: () => supervisor.mods || [],
     block: (args) => blocks.block(args),
@@ -21,8 +19,7 @@ function primaryActions (supervisor, blocks) {
       return CLOSED
     },
     open () {
-      const failure = supervisor.setAccepting(true)
-      return failure === null ? OPENED : 'still closed: ' + failure
+      return supervisor.setAccepting(true).then((failure) => failure === null ? OPENED : 'still closed: ' + failure)
     },
     restart () {
       supervisor.reload()
@@ -32,29 +29,4 @@ function primaryActions (supervisor, blocks) {
   }
 }
 
-/**
- * Console actions of --single-threaded mode.
- * @param {{servers: object, blocks: import('./block-state').BlockState, reload: () => void, stop: () => void}} single
- */
-function singleActions (single) {
-  return {
-    mods: () => single.servers.mods,
-    block: (args) => single.blocks.block(args),
-    unblock: (args) => single.blocks.unblock(args),
-    close () {
-      for (const server of serverList(single.servers)) stopAccepting(server)
-      return CLOSED
-    },
-    open () {
-      const opened = serverList(single.servers).map(resumeAccepting)
-      return Promise.all(opened).then(() => OPENED, (err) => 'still closed: ' + err.message)
-    },
-    restart () {
-      single.reload()
-      return 'restart: reloading the configuration, mods and script'
-    },
-    stop: () => single.stop()
-  }
-}
-
-module.exports = { primaryActions, singleActions }
+module.exports = { consoleActions }

@@ -64,7 +64,7 @@ class LogFiles {
     this.events = null
     // One sink on stdout for the process, made on first use.
     this.stdout = null
-    this.exitHook = false
+    this.exitHook = null
   }
 
   /**
@@ -136,13 +136,26 @@ class LogFiles {
     return Promise.all(sinks.map((sink) => sink.flushed())).then(() => {})
   }
 
+  /**
+   * Write what is queued and close the files: the worker of these log
+   * files is done, and its process goes on (--single-threaded).
+   * @returns {Promise<void>}
+   */
+  async close () {
+    if (this.exitHook !== null) process.removeListener('exit', this.exitHook)
+    this.exitHook = null
+    const sinks = [this.access, this.events, this.stdout].filter((sink) => sink !== null)
+    this.access = this.events = null
+    await Promise.all(sinks.map((sink) => sink.close()))
+  }
+
   // A crash exits at once; the lines of the requests before it still count.
   installExitHook () {
-    if (this.exitHook) return
-    this.exitHook = true
-    process.on('exit', () => {
+    if (this.exitHook !== null) return
+    this.exitHook = () => {
       for (const sink of [this.access, this.events]) if (sink !== null) sink.flushSync()
-    })
+    }
+    process.on('exit', this.exitHook)
   }
 }
 

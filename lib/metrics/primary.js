@@ -1,45 +1,52 @@
 'use strict'
 
-// Events only the primary sees. Plain numbers: prom-client is loaded only
-// when someone reads the metrics.
-const counters = {
-  // Why the replaced worker counted, or not, towards its slot's crash loop
-  // (lib/primary.js): it exited before it was ready, within crashLoopWindow
-  // after, or after serving longer.
-  restarts: { boot: 0, early: 0, served: 0 },
-  reloads: { applied: 0, refused: 0, failed: 0 }
-}
-
 /**
- * A worker that exited unexpectedly is being replaced.
- * @param {'boot'|'early'|'served'} reason
+ * What only the Supervisor sees: workers replaced after an unexpected exit
+ * and reloads. Plain numbers: prom-client is loaded only when someone reads
+ * the metrics. The Supervisor owns one and hands it to its coordinator,
+ * which reports it on the status page and in the metrics.
  */
-function countRestart (reason) {
-  counters.restarts[reason]++
-}
+class PrimaryCounters {
+  constructor () {
+    // Why the replaced worker counted, or not, towards its slot's crash loop
+    // (lib/primary.js): it exited before it was ready, within crashLoopWindow
+    // after, or after serving longer.
+    this.restarts = { boot: 0, early: 0, served: 0 }
+    this.reloads = { applied: 0, refused: 0, failed: 0 }
+  }
 
-/**
- * @param {'applied'|'refused'|'failed'} result
- */
-function countReload (result) {
-  counters.reloads[result]++
-}
+  /**
+   * A worker that exited unexpectedly is being replaced.
+   * @param {'boot'|'early'|'served'} reason
+   */
+  countRestart (reason) {
+    this.restarts[reason]++
+  }
 
-/**
- * @returns {{restarts: number, reloads: {applied: number, refused: number, failed: number}}} a copy
- */
-function primaryCounters () {
-  const { boot, early, served } = counters.restarts
-  return { restarts: boot + early + served, reloads: { ...counters.reloads } }
+  /**
+   * @param {'applied'|'refused'|'failed'} result
+   */
+  countReload (result) {
+    this.reloads[result]++
+  }
+
+  /**
+   * @returns {{restarts: number, reloads: {applied: number, refused: number, failed: number}}} a copy
+   */
+  snapshot () {
+    const { boot, early, served } = this.restarts
+    return { restarts: boot + early + served, reloads: { ...this.reloads } }
+  }
 }
 
 /**
  * The primary's own series, in prom-client's JSON form.
  * @param {Array<{slot: number|string, stats: object[]|null}>} rows one per worker slot;
  *   `stats` null for a worker that did not answer
+ * @param {PrimaryCounters} counters
  * @returns {object[]}
  */
-function primaryMetrics (rows) {
+function primaryMetrics (rows, counters) {
   return [
     {
       name: 'svr_worker_restarts_total',
@@ -70,13 +77,14 @@ function primaryMetrics (rows) {
  * worker series has its own `worker` label, so per-worker rows stay) and
  * append the primary's.
  * @param {Array<{slot: number|string, stats: object[]|null}>} rows
+ * @param {PrimaryCounters} counters
  * @returns {Promise<string>} Prometheus text exposition format
  */
-function renderMetrics (rows) {
+function renderMetrics (rows, counters) {
   const { AggregatorRegistry } = require('prom-client')
   const sets = rows.filter((row) => Array.isArray(row.stats)).map((row) => row.stats)
-  sets.push(primaryMetrics(rows))
+  sets.push(primaryMetrics(rows, counters))
   return AggregatorRegistry.aggregate(sets).metrics()
 }
 
-module.exports = { countRestart, countReload, renderMetrics, primaryMetrics, primaryCounters }
+module.exports = { PrimaryCounters, renderMetrics, primaryMetrics }

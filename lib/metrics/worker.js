@@ -14,7 +14,7 @@ const CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx']
  * @returns {{registry: object, observe: (exchange: object) => void}}
  */
 function createMetrics (worker, countConnections) {
-  const { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } = require('prom-client')
+  const { Registry, Counter, Histogram, Gauge } = require('prom-client')
   const registry = new Registry()
   registry.setDefaultLabels({ worker })
   const requests = new Counter({
@@ -45,7 +45,6 @@ function createMetrics (worker, countConnections) {
       })
     }
   })
-  collectDefaultMetrics({ register: registry })
   function observe (exchange) {
     const index = Math.floor(exchange.status / 100) - 1
     if (index >= 0 && index < byClass.length) byClass[index].inc()
@@ -53,6 +52,38 @@ function createMetrics (worker, countConnections) {
     if (exchange.bytes !== 0) bytes.inc(exchange.bytes)
   }
   return { registry, observe }
+}
+
+/**
+ * The series of the process itself (CPU, memory, event loop, GC: prom-client's
+ * default metrics), made on first use. Collecting them starts monitors that
+ * live as long as the process, so every worker a process runs (an in-process
+ * worker and its replacement after a reload) reports the same ones.
+ */
+class ProcessMetrics {
+  /**
+   * @param {string} worker the `worker` label of the series
+   */
+  constructor (worker) {
+    this.worker = worker
+    this.registry = null
+  }
+
+  /** Start collecting, once. */
+  start () {
+    if (this.registry !== null) return
+    const { Registry, collectDefaultMetrics } = require('prom-client')
+    this.registry = new Registry()
+    this.registry.setDefaultLabels({ worker: this.worker })
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  /**
+   * @returns {Promise<object[]>} the series in prom-client's JSON form, [] before start()
+   */
+  snapshot () {
+    return this.registry === null ? Promise.resolve([]) : this.registry.getMetricsAsJSON()
+  }
 }
 
 /**
@@ -68,4 +99,4 @@ async function activeConnections (servers) {
   return counts.includes(null) ? null : counts.reduce((sum, count) => sum + count, 0)
 }
 
-module.exports = { createMetrics, activeConnections, DURATION_BUCKETS }
+module.exports = { createMetrics, ProcessMetrics, activeConnections, DURATION_BUCKETS }

@@ -17,8 +17,7 @@ const NOT_A_MOD = /^\.|\.(?:md|txt)$/i
  * order and get every mod ready for the workers: SVR.JS 3.x archives are
  * unpacked once, here, into `<server root>/temp/modloader-<pid>-<random>/<file>/`
  * so that a mod's `__dirname + "/../../.."` is the server root, as under
- * SVR.JS; 4.x `.js` mods are used in place. Runs in the primary (or the
- * single process).
+ * SVR.JS; 4.x `.js` mods are used in place. Runs in the primary.
  * @param {object} options runtime options
  * @returns {Promise<{mods: object[], ignored: string[], remove: () => void}>} `ignored`
  *   lists files that are not mods; `remove` deletes the unpacked files and

@@ -1,6 +1,5 @@
 'use strict'
 
-const { createSiteChrome } = require('./site-chrome')
 const { createPostDataParser } = require('./post-data')
 const { legacyUrlObject } = require('./url-object')
 const { compileHostMatcher } = require('../util/vhost')
@@ -20,7 +19,7 @@ const kLog = Symbol('svr.log')
  */
 function createLegacyApi (options, shared) {
   const { config } = options
-  const chrome = createSiteChrome(config.wwwroot, shared.log)
+  const chrome = shared.runtime.siteChromes.get(config.wwwroot)
   const configJSON = publicConfig(config)
   const serverconsole = createServerConsole(shared.log)
   const parsePostDataFor = createPostDataParser(options, shared)

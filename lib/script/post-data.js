@@ -114,8 +114,8 @@ let uploadDir = null
 
 /**
  * One private (mkdtemp makes it 0700) upload directory per process, made at
- * boot and removed when the process exits; a reload in single-threaded mode
- * builds a new pipeline and keeps using it.
+ * boot and removed when the process exits; the in-process worker that a
+ * reload starts with --single-threaded keeps using it.
  * @returns {string}
  */
 function makeUploadDir () {

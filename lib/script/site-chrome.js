@@ -11,32 +11,48 @@ const REFRESH_MS = 2000
 const HEAD_FILES = ['.head', 'head.html']
 const FOOT_FILES = ['.foot', 'foot.html']
 
-const byRoot = new Map()
-
 /**
  * The SVR.JS site head (`.head`, else `head.html`) and foot (`.foot`, else
- * `foot.html`) of the webroot. Read once synchronously at boot, then
- * refreshed asynchronously.
- * @param {string} root absolute webroot
- * @param {object} log
- * @returns {{head: string, foot: string}}
+ * `foot.html`) of each webroot a worker serves: read once synchronously at
+ * boot, then refreshed asynchronously. The worker's runtime holds one;
+ * close() stops the refreshing when the worker is done.
  */
-function createSiteChrome (root, log) {
-  // A reload in single-threaded mode builds a new pipeline: it shares the
-  // refresher of its webroot instead of starting one more timer.
-  const known = byRoot.get(root)
-  if (known !== undefined) return known
-  const chrome = {
-    head: readFirstSync(root, HEAD_FILES, log),
-    foot: readFirstSync(root, FOOT_FILES, log)
+class SiteChromes {
+  /**
+   * @param {object} log
+   */
+  constructor (log) {
+    this.log = log
+    this.byRoot = new Map()
+    this.timers = []
   }
-  async function refresh () {
-    chrome.head = await readFirst(root, HEAD_FILES, log)
-    chrome.foot = await readFirst(root, FOOT_FILES, log)
+
+  /**
+   * @param {string} root absolute webroot
+   * @returns {{head: string, foot: string}} kept up to date
+   */
+  get (root) {
+    const known = this.byRoot.get(root)
+    if (known !== undefined) return known
+    const { log } = this
+    const chrome = {
+      head: readFirstSync(root, HEAD_FILES, log),
+      foot: readFirstSync(root, FOOT_FILES, log)
+    }
+    async function refresh () {
+      chrome.head = await readFirst(root, HEAD_FILES, log)
+      chrome.foot = await readFirst(root, FOOT_FILES, log)
+    }
+    this.timers.push(setInterval(refresh, REFRESH_MS).unref())
+    this.byRoot.set(root, chrome)
+    return chrome
   }
-  setInterval(refresh, REFRESH_MS).unref()
-  byRoot.set(root, chrome)
-  return chrome
+
+  close () {
+    for (const timer of this.timers) clearInterval(timer)
+    this.timers = []
+    this.byRoot.clear()
+  }
 }
 
 function readFirstSync (root, names, log) {
@@ -70,4 +86,4 @@ function unreadable (name, err, log) {
   return ''
 }
 
-module.exports = { createSiteChrome }
+module.exports = { SiteChromes }

@@ -46,23 +46,19 @@ function secureServerOptions (config, material, sni) {
 }
 
 /**
- * The server's SNICallback, with a table that a reload can replace (the
- * callback itself is fixed when the server is created).
+ * The server's SNICallback. A reload starts new workers, whose servers get
+ * their own.
  * @param {object} config
  * @param {{sni: object}} material
- * @returns {{select: (servername: string, callback: Function) => void, update: (config: object, material: object) => void}}
+ * @returns {{select: (servername: string, callback: Function) => void}}
  */
 function createSniSelector (config, material) {
-  let table = null
-  function update (nextConfig, nextMaterial) {
-    table = Object.keys(nextMaterial.sni).length === 0 ? null : createSniTable(nextMaterial.sni, contextOptions(nextConfig))
-  }
+  const table = Object.keys(material.sni).length === 0 ? null : createSniTable(material.sni, contextOptions(config))
   // No match keeps the server's default certificate.
   function select (servername, callback) {
     callback(null, table === null ? undefined : table.lookup(servername) || undefined)
   }
-  update(config, material)
-  return { select, update }
+  return { select }
 }
 
 /**

@@ -6,6 +6,7 @@ const fs = require('node:fs/promises')
 const http = require('node:http')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
+const { agentGet } = require('../helpers/http')
 
 // /pid names the worker; /busy holds its worker's event loop, so that
 // connections opened meanwhile can only go to the other one.
@@ -27,15 +28,7 @@ const CONNECTIONS = 8
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function get (port, agent, target) {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: target, agent }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve({ pid: body, socket: req.socket }))
-    })
-    req.on('error', reject)
-  })
+  return agentGet(port, target, agent).then((res) => ({ pid: res.body, socket: res.socket }))
 }
 
 // Connections per worker, each connection counted once, by the pid that

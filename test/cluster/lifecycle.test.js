@@ -9,7 +9,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { once } = require('node:events')
 const { makeSite, startSvr, runSvr } = require('../helpers/server')
-const { request } = require('../helpers/http')
+const { request, agentGet } = require('../helpers/http')
 const { clientLoop } = require('../helpers/client-loop')
 const { freePort } = require('../helpers/tools')
 
@@ -24,24 +24,6 @@ const SLOW_SCRIPT = `if (href === '/slow') {
 `
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/**
- * GET on `agent`; resolves with the status, headers, body and whether the
- * request went on a kept-alive connection.
- */
-function agentGet (port, target, agent) {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: target, agent }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body, reused: req.reusedSocket }))
-      res.on('error', reject)
-    })
-    req.setTimeout(5000, () => req.destroy(new Error('timed out')))
-    req.on('error', reject)
-  })
-}
 
 /** Resolves once a new connection to `port` is refused: svr has begun to drain. */
 async function untilRefused (port, timeout = 5000) {

@@ -31,4 +31,26 @@ function request (port, target, opts = {}) {
   })
 }
 
-module.exports = { request }
+/**
+ * GET on `agent`; resolves with the status, headers, body, whether the
+ * request went on a kept-alive connection, and that connection.
+ * @param {number} port
+ * @param {string} target
+ * @param {http.Agent} agent
+ * @returns {Promise<{status: number, headers: object, body: string, reused: boolean, socket: import('node:net').Socket}>}
+ */
+function agentGet (port, target, agent) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: target, agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body, reused: req.reusedSocket, socket: req.socket }))
+      res.on('error', reject)
+    })
+    req.setTimeout(5000, () => req.destroy(new Error('timed out')))
+    req.on('error', reject)
+  })
+}
+
+module.exports = { request, agentGet }
