@@ -22,19 +22,20 @@ const WRITES = 'write,writev,sendto,sendmsg'
 const CALL = /^\d+\s+(write|writev|sendto|sendmsg)\((\d+), (.*) = (\d+)$/
 
 /**
- * Trace a process's socket writes while `work` runs.
+ * Trace a process's socket writes while `work` runs. strace attaches to
+ * every thread at its own pace, so probe requests go first until one of
+ * their answers shows in the trace.
+ * @param {string} dir where the trace goes
  * @param {number} pid
+ * @param {number} port
  * @param {() => Promise<void>} work
  * @returns {Promise<{call: string, fd: number, args: string, bytes: number}[]>}
  */
-async function traceWrites (dir, pid, work) {
+async function traceWrites (dir, pid, port, work) {
   const file = path.join(dir, 'strace.txt')
-  const strace = spawn('strace', ['-f', '-qq', '-e', 'trace=' + WRITES, '-s', '64', '-o', file, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const strace = spawn('strace', ['-f', '-qq', '-e', 'trace=' + WRITES, '-s', '128', '-o', file, '-p', String(pid)], { stdio: 'ignore' })
   try {
-    // strace says nothing once attached with -qq; an attached strace has
-    // written the file, so wait for it before the work starts.
-    await waitForFile(file)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await waitUntilTraced(file, port)
     await work()
     // Let the last write reach the file.
     await new Promise((resolve) => setTimeout(resolve, 200))
@@ -50,9 +51,11 @@ async function traceWrites (dir, pid, work) {
   return calls
 }
 
-async function waitForFile (file) {
+async function waitUntilTraced (file, port) {
   for (let i = 0; i < 100; i++) {
-    if (await fs.access(file).then(() => true, () => false)) return
+    const probe = await rawRequest(port, 'HEAD /1k.html HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
+    const trace = await fs.readFile(file, 'utf8').catch(() => '')
+    if (trace.includes(probe.headers['x-request-id'])) return
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error('strace did not attach')
@@ -78,14 +81,17 @@ describe('small answers over HTTP/1.1', { skip: skipWithout('strace') }, () => {
   ]) {
     it('should leave in one socket write, head and body: ' + name, async () => {
       let answer
-      const calls = await traceWrites(site.dir, svr.child.pid, async () => {
+      const calls = await traceWrites(site.dir, svr.child.pid, svr.port, async () => {
         answer = await rawRequest(svr.port, 'GET ' + target + ' HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
       })
       assert.equal(answer.status, status)
-      const response = calls.filter((c) => c.args.includes('HTTP/1.1 ' + status))
+      // X-Request-Id is the first header, within what strace shows of a call.
+      const id = answer.headers['x-request-id']
+      const response = calls.filter((c) => c.args.includes('HTTP/1.1 ' + status) && c.args.includes(id))
       assert.equal(response.length, 1, 'one call starts the response: ' + JSON.stringify(calls))
+      // From the answer on (a probe's connection closed before may have had the same descriptor).
       const fd = response[0].fd
-      const onSocket = calls.filter((c) => c.fd === fd)
+      const onSocket = calls.slice(calls.indexOf(response[0])).filter((c) => c.fd === fd)
       assert.equal(onSocket.length, 1, 'no other write on the socket: ' + JSON.stringify(onSocket))
       assert.equal(response[0].bytes, Buffer.byteLength(answer.raw, 'latin1'))
     })
