@@ -219,8 +219,10 @@ function markEnd () {
 function countHttp1Bytes (exchange, res) {
   const { socket, sentBefore } = exchange
   if (sentBefore === -1 || !res.headersSent) return 0
-  // Unfinished, nothing after it has written on the connection: what the
-  // connection took until it closed (never more than the end mark, if any).
+  // A finished response ends at its mark: the next one on the connection
+  // may have written since. An unfinished one was the connection's last
+  // (the next is assigned only when this one finishes): it ends where the
+  // closed connection stopped counting, queued bytes it dropped excluded.
   let end = socket.bytesWritten
   if (exchange.sentAfter !== -1 && (res.writableFinished || exchange.sentAfter < end)) end = exchange.sentAfter
   // The head is latin1, one byte per character.
