@@ -3,8 +3,15 @@
 // The baseline: the least a Node cluster can do for the same work — two
 // workers, http.createServer, /hello, /fibonacci?n= and 404 for the rest.
 // What svr adds on top of this is what the benchmark measures.
+//
+// With BENCH_SVR_HEADERS=1 every answer also carries svr's default headers
+// (Server and a fresh X-Request-Id, set before the handler runs as svr sets
+// them; Date Node adds anyway), and is written as a 3.x script writes it
+// (writeHead, then end, so chunked): what production headers cost, apart
+// from what svr's own code costs.
 
 const cluster = require('node:cluster')
+const { randomUUID } = require('node:crypto')
 const http = require('node:http')
 
 const WORKERS = 2
@@ -19,6 +26,13 @@ function fibonacci (n) {
     b = next
   }
   return a
+}
+
+// Before the handler, as svr's access log sets its id and the pipeline Server.
+function withSvrHeaders (req, res) {
+  res.setHeader('X-Request-Id', randomUUID())
+  res.setHeader('Server', 'svr')
+  handle(req, res)
 }
 
 function handle (req, res) {
@@ -46,7 +60,7 @@ if (cluster.isPrimary) {
   const port = Number(process.argv[2])
   let ready = 0
   for (let i = 0; i < WORKERS; i++) {
-    cluster.fork({ BENCH_PORT: String(port) }).on('listening', () => {
+    cluster.fork({ BENCH_PORT: String(port), BENCH_SVR_HEADERS: process.env.BENCH_SVR_HEADERS || '' }).on('listening', () => {
       if (++ready === WORKERS) console.log('listening on http://127.0.0.1:' + port)
     })
   }
@@ -62,5 +76,5 @@ if (cluster.isPrimary) {
   })
 } else {
   process.on('SIGTERM', () => process.exit(0))
-  http.createServer(handle).listen(Number(process.env.BENCH_PORT), '127.0.0.1')
+  http.createServer(process.env.BENCH_SVR_HEADERS === '1' ? withSvrHeaders : handle).listen(Number(process.env.BENCH_PORT), '127.0.0.1')
 }

@@ -27,8 +27,9 @@ const PROJECT_ROOT = path.join(__dirname, '..')
 async function profileMissed ({ site, dir, tool, workload, plan = PLAN }) {
   const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs }) })
   let baseline = null
-  if (workload.baseline === 'bare') {
-    baseline = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startBare(dir, { nodeArgs }) })
+  if (workload.baseline === 'bare' || workload.baseline === 'bare-headers') {
+    const svrHeaders = workload.baseline === 'bare-headers'
+    baseline = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startBare(dir, { nodeArgs, svrHeaders }) })
   }
   return { workload, svr, baseline, baselineName: workload.baseline }
 }
@@ -133,7 +134,7 @@ function renderProfile ({ workload, svr, baseline, baselineName }) {
     `### ${workload.what}`,
     '',
     `Profiled again (${svr.plan.warmup} s warm-up, then ${svr.result.requests} requests in ${svr.plan.seconds} s at ` +
-      `${svr.result.rps.toFixed(0)} req/s${baseline ? `; bare ${baseline.result.rps.toFixed(0)} req/s` : ''}): ` +
+      `${svr.result.rps.toFixed(0)} req/s${baseline ? `; ${baselineName} ${baseline.result.rps.toFixed(0)} req/s` : ''}): ` +
       `CPU µs per request in the ${svr.workers} workers, by the first category found from the sampled frame toward the root.`,
     ''
   ]

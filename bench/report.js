@@ -17,7 +17,9 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, var
     `${machine.date} · ${machine.cpu} · ${machine.cores} cores · ${machine.memoryGiB} GiB · Node ${machine.node} · ` +
       `load by ${tool === 'wrk' ? '`wrk -t1`' : 'autocannon'} · ${plan.rounds} × ${plan.seconds} s per target, ` +
       'targets alternating, median shown · svr with 2 workers and the default pipeline (access log on), ' +
-      'the bare cluster with 2 workers' + nginxFact(nginx) + '.',
+      'the bare cluster with 2 workers' + nginxFact(nginx) + '. `bare-headers`: the bare cluster answering with svr\'s ' +
+      'default headers (`Server`, a fresh `X-Request-Id`, `Date`) written as a 3.x script writes them (`writeHead`, ' +
+      'then `end`, so chunked), measured in the rounds of the same svr runs.',
     '',
     '| workload | c | svr req/s | svr p99 | baseline | baseline req/s | baseline p99 | ratio | target | met |',
     '|---|---:|---:|---:|---|---:|---:|---:|---:|---|'

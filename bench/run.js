@@ -69,6 +69,8 @@ const VARIANTS = {
 }
 
 WORKLOADS.push(
+  againstSvrHeaders('hello', 0.9),
+  againstSvrHeaders('404', 0.85),
   variantOf('hello', 'no-access-log'),
   variantOf('404', 'no-access-log'),
   variantOf('hello', 'log-batched'),
@@ -102,6 +104,14 @@ function gitRevision (dir) {
   return new Promise((resolve) => {
     execFile('git', ['-C', dir, 'log', '-1', '--format=%h'], (err, stdout) => resolve(err ? path.basename(dir) : stdout.trim()))
   })
+}
+
+// The same svr runs against the bare cluster that sends svr's default
+// headers the way a 3.x script writes them: the rest of the gap is svr's
+// own per-request work.
+function againstSvrHeaders (name, goal) {
+  const base = WORKLOADS.find((w) => w.name === name)
+  return { ...base, name: name + '-svr-headers', base: name, baseline: 'bare-headers', goal, what: base.what + ' — against svr\'s headers' }
 }
 
 const LIMITS = { rssMb: 60, startMs: 1000 }
@@ -232,10 +242,11 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
   const svr = await startSvr(site, dir)
   const startup = { startMs: svr.startMs, rss: await Promise.all(svr.workerPids.map(rssMb)) }
   const baselines = new Set(workloads.map((w) => w.baseline))
-  const targets = { svr, bare: null, nginx: null }
+  const targets = { svr, bare: null, 'bare-headers': null, nginx: null }
   const variants = new Map()
   try {
     if (baselines.has('bare')) targets.bare = await startBare(dir)
+    if (baselines.has('bare-headers')) targets['bare-headers'] = await startBare(dir, { svrHeaders: true })
     if (baselines.has('nginx')) targets.nginx = await startNginx(dir, site.webroot)
     for (const variant of new Set(workloads.map((w) => w.variant).filter(Boolean))) {
       const configFile = await variantConfig(site, dir, variant, known)
@@ -244,24 +255,24 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
     const svrFor = (workload) => workload.variant ? variants.get(workload.variant) : svr
     const measured = new Map()
     for (const group of groupVariants(workloads)) {
-      const rows = await measureGroup({ tool, plan, group, svrFor, baseline: targets[group[0].baseline] })
+      const rows = await measureGroup({ tool, plan, group, svrFor, baselineFor: (w) => targets[w.baseline] })
       for (const row of rows) measured.set(row.workload, row)
     }
     const nginx = baselines.has('nginx') ? targets.nginx !== null : null
     return { rows: workloads.map((w) => measured.get(w)), startup, nginx }
   } finally {
-    for (const target of [svr, targets.bare, targets.nginx, ...variants.values()]) {
+    for (const target of [svr, targets.bare, targets['bare-headers'], targets.nginx, ...variants.values()]) {
       if (target !== null) await stop(target.proc)
     }
   }
 }
 
-// Each workload with the variants of it that are on the list; a variant
-// whose default row is not is a group of its own.
+// Each workload with the rows based on it (variants, other baselines) that
+// are on the list; such a row whose default row is not is a group of its own.
 function groupVariants (workloads) {
   const groups = new Map()
   for (const workload of workloads) {
-    const key = workload.variant && workloads.some((w) => w.name === workload.base) ? workload.base : workload.name
+    const key = workload.base && workloads.some((w) => w.name === workload.base) ? workload.base : workload.name
     if (!groups.has(key)) groups.set(key, [])
     groups.get(key).push(workload)
   }
@@ -277,10 +288,14 @@ async function variantConfig (site, dir, variant, variants = VARIANTS) {
   return file
 }
 
-async function measureGroup ({ tool, plan, group, svrFor, baseline }) {
-  const targets = [svrFor(group[0])]
-  if (baseline !== null) targets.push(baseline)
-  for (const variant of group.slice(1)) targets.push(svrFor(variant))
+async function measureGroup ({ tool, plan, group, svrFor, baselineFor }) {
+  // Every svr and baseline of the group once, in the order of the rows.
+  const targets = []
+  for (const member of group) {
+    for (const target of [svrFor(member), baselineFor(member)]) {
+      if (target !== null && !targets.includes(target)) targets.push(target)
+    }
+  }
   // All of a group load the same path the same way.
   const workload = group[0]
   const runs = new Map(targets.map((t) => [t.name, []]))
@@ -296,6 +311,7 @@ async function measureGroup ({ tool, plan, group, svrFor, baseline }) {
     }
   }
   return group.map((member) => {
+    const baseline = baselineFor(member)
     const row = { workload: member, svr: median(runs.get(svrFor(member).name)), baselineName: member.baseline, baseline: null }
     if (baseline !== null) row.baseline = median(runs.get(baseline.name))
     console.error(progressLine(row))
@@ -310,7 +326,11 @@ async function measureGroup ({ tool, plan, group, svrFor, baseline }) {
  */
 async function profileMisses ({ site, dir, tool, rows }) {
   const sections = []
-  for (const row of rows.filter(missed)) {
+  // One profile per workload: a row based on another (its variants, the
+  // bare cluster with svr's headers) stands for it, the last one missed.
+  const byBase = new Map()
+  for (const row of rows.filter(missed)) byBase.set(row.workload.base || row.workload.name, row)
+  for (const row of byBase.values()) {
     const begun = Date.now()
     console.error(`bench: profiling ${row.workload.name} (ratio ${ratio(row).toFixed(2)} < ${row.workload.goal})`)
     try {

@@ -50,18 +50,21 @@ async function startSvr (site, dir, opts = {}) {
 /**
  * The bare Node cluster of bench/bare-cluster.js.
  * @param {string} dir
- * @param {{nodeArgs?: string[]}} [opts] options for node; cluster workers inherit them
+ * @param {{nodeArgs?: string[], svrHeaders?: boolean}} [opts] nodeArgs: options for node, which
+ *   cluster workers inherit; svrHeaders: answer with svr's default headers ('bare-headers')
  */
 async function startBare (dir, opts = {}) {
   const port = await freePort()
-  const logFile = logFileFor(dir, 'bare')
+  const name = opts.svrHeaders ? 'bare-headers' : 'bare'
+  const logFile = logFileFor(dir, name)
   const out = fs.openSync(logFile, 'w')
-  const child = spawn(process.execPath, [...(opts.nodeArgs || []), BARE, String(port)], { stdio: ['ignore', out, out] })
+  const env = { ...process.env, BENCH_SVR_HEADERS: opts.svrHeaders ? '1' : '' }
+  const child = spawn(process.execPath, [...(opts.nodeArgs || []), BARE, String(port)], { stdio: ['ignore', out, out], env })
   fs.closeSync(out)
-  const proc = track(child, 'bare cluster')
+  const proc = track(child, opts.svrHeaders ? 'bare cluster with svr headers' : 'bare cluster')
   await waitForLine(logFile, LISTENING, proc)
   await waitFor200(port, '/hello', proc)
-  return { name: 'bare', port, proc, pid: child.pid }
+  return { name, port, proc, pid: child.pid }
 }
 
 // Several servers start within the same millisecond; each has a log of its own.

@@ -21,8 +21,8 @@ const { stateOf } = require('./server-state')
 // with "Connection: close"; only then are the remaining idle ones swept.
 const DRAIN_IDLE_GRACE_MS = 1000
 const DRAIN_SWEEP_MS = 50
-// Responses that count their body bytes for the access log and metrics.
-const Http1Response = countBodyBytes(http.ServerResponse)
+// HTTP/2 responses count their body bytes for the access log and metrics
+// (HTTP/1.x ones are counted on their connection).
 const Http2Response = countBodyBytes(SvrHttp2Response)
 
 /**
@@ -52,7 +52,7 @@ function createServers (options, runtime) {
 
 function createPlainServer (config) {
   // A missing Host is answered by the pipeline, with a proper error page.
-  return http.createServer({ requireHostHeader: false, ServerResponse: Http1Response, ...httpLimitOptions(config) })
+  return http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
 }
 
 function createSecureServer (options) {
@@ -70,7 +70,7 @@ function createSecureServer (options) {
     })
     trackSessions(server, config.keepAliveTimeout)
   } else {
-    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ServerResponse: Http1Response, ...httpLimitOptions(config) })
+    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ...httpLimitOptions(config) })
   }
   stateOf(server).sni = sni
   return server

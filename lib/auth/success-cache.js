@@ -24,9 +24,11 @@ class SuccessCache {
     this.max = max
     this.now = now
     this.secret = crypto.randomBytes(32)
-    // Values are expiry times on `now`'s clock, checked by has(); lru-cache
-    // bounds the count, the least recently added out first.
-    this.entries = new LRUCache({ max })
+    // lru-cache bounds the count (the least recently added out first) and
+    // ages entries on `now`'s clock; values are their expiry times, since
+    // lru-cache keeps an entry until its ttl inclusive and a success is
+    // forgotten at `ttl`.
+    this.entries = new LRUCache({ max, ttl, perf: { now }, ttlResolution: 0 })
   }
 
   key (name, password) {

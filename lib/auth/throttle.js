@@ -2,6 +2,7 @@
 
 const crypto = require('node:crypto')
 const net = require('node:net')
+const { LRUCache } = require('lru-cache')
 
 const DEFAULTS = Object.freeze({
   // Failed logins from one address, over every user name, before it is
@@ -34,8 +35,8 @@ const LEADING_ZEROS = /^0+(?=.)/
  * in SVR.JS. A success clears the (address, user) counter but only gives
  * its own attempt back to the address, so logging in to one's own account
  * does not buy more guesses at others. IPv6 clients are counted per /64,
- * the block one subscriber usually gets. Both tables are bounded LRU maps
- * whose entries expire.
+ * the block one subscriber usually gets. Both tables are bounded lru-cache
+ * tables whose entries expire.
  */
 class LoginThrottle {
   /**
@@ -48,8 +49,8 @@ class LoginThrottle {
     this.settings = settings
     this.now = options.now || Date.now
     this.onLock = options.onLock || null
-    this.addresses = new ExpiringTable(settings.maxKeys)
-    this.pairs = new ExpiringTable(settings.maxKeys)
+    this.addresses = new ExpiringTable(settings.maxKeys, this.now)
+    this.pairs = new ExpiringTable(settings.maxKeys, this.now)
   }
 
   /**
@@ -140,21 +141,27 @@ class LoginThrottle {
 }
 
 /**
- * A Map used as an LRU: iteration order is insertion order, so a touched
- * entry is re-inserted at the end and the first one is the least recent.
+ * One of the throttle's tables: lru-cache, bounded by `max` keys (a key is
+ * an address and at most MAX_NAME_KEY characters of name, so the count is
+ * the memory budget), each entry expiring at its own `expires` on the
+ * throttle's clock. Reads peek, so only a new failure makes a key recent,
+ * and past the cap the least recently failed key goes. lru-cache keeps an
+ * entry until `expires` inclusive; the throttle forgets it at `expires`,
+ * so reads check that too.
  */
 class ExpiringTable {
-  constructor (max) {
-    this.max = max
-    this.entries = new Map()
+  /**
+   * @param {number} max keys at most
+   * @param {() => number} now the throttle's clock
+   */
+  constructor (max, now) {
+    this.now = now
+    this.entries = new LRUCache({ max, perf: { now }, ttlResolution: 0 })
   }
 
   get (key, now) {
-    const entry = this.entries.get(key)
-    if (entry === undefined) return undefined
-    if (entry.expires > now) return entry
-    this.entries.delete(key)
-    return undefined
+    const entry = this.entries.peek(key)
+    return entry !== undefined && entry.expires > now ? entry : undefined
   }
 
   lockedFor (key, now) {
@@ -163,22 +170,20 @@ class ExpiringTable {
   }
 
   set (key, entry, now) {
-    this.entries.delete(key)
-    this.entries.set(key, entry)
-    // Drop what has expired at the old end first; past the cap, the least
-    // recently failed key goes even if it has not.
-    for (const [oldKey, oldEntry] of this.entries) {
-      if (oldEntry.expires > now && this.entries.size <= this.max) break
-      this.entries.delete(oldKey)
-    }
+    this.entries.set(key, entry, { ttl: entry.expires - now })
   }
 
   delete (key) {
     this.entries.delete(key)
   }
 
+  /** @returns {number} live keys (a full scan: for tests and diagnostics) */
   get size () {
-    return this.entries.size
+    this.entries.purgeStale()
+    const now = this.now()
+    let live = 0
+    for (const entry of this.entries.values()) if (entry.expires > now) live++
+    return live
   }
 }
 

@@ -29,6 +29,11 @@ class Exchange {
     this.protocol = PROTOCOLS[req.httpVersion] || 'HTTP/' + req.httpVersion
     this.status = 0
     this.bytes = 0
+    // HTTP/1.x: the connection, and its bytesWritten when this response got
+    // it and when its last byte was handed to it (-1 until then).
+    this.socket = null
+    this.sentBefore = -1
+    this.sentAfter = -1
     this.referer = undefined
     this.userAgent = undefined
     this.duration = 0
@@ -88,8 +93,9 @@ class AccessLog {
   /**
    * Give the request its id (sent back as X-Request-Id at once, so every
    * answer carries it) and, when the access log or the metrics want it,
-   * report the request once its response is over ('close'). The body bytes
-   * are counted by the response classes (countBodyBytes).
+   * report the request once its response is over ('close'). Over HTTP/1.x
+   * the body bytes are what the connection's bytesWritten grew by while the
+   * response had it, less the head (see countHttp1Bytes).
    * @param {import('node:http').IncomingMessage} req
    * @param {import('node:http').ServerResponse} res
    */
@@ -101,6 +107,7 @@ class AccessLog {
     exchange.worker = this.worker
     exchange.log = this
     res[kExchange] = exchange
+    if (req.httpVersionMajor !== 2) watchConnection(exchange, req.socket, res)
     // 'close' comes exactly once, when the response is over or the
     // connection gone; `on` spares the wrapper `once` allocates.
     res.on('close', finishExchange)
@@ -135,14 +142,16 @@ class AccessLog {
 }
 
 /**
- * Make a response class count the body bytes written to it, for the
- * exchange observe() attached: everything the application, `send` or a
- * compression stream writes passes through write and end, so the count is
- * of the bytes actually sent, compressed or not. Counting in the class (the
- * ServerResponse the server is created with) rather than replacing the
- * methods of each response costs nothing per request.
+ * Make an HTTP/2 response class count the body bytes written to it. Node
+ * counts nothing per HTTP/2 stream that a listener could read: the session's
+ * socket carries every stream at once, and the per-stream DATA byte counts of
+ * perf_hooks' 'http2' entries arrive later, without the session they belong
+ * to. So over HTTP/2 the count is of what the application, `send` or a
+ * compression stream hands the stream, in the class the server is created
+ * with (no wrapper per response). HTTP/1.x responses are counted on their
+ * connection instead (watchConnection).
  * @template {new (...args: any[]) => object} T
- * @param {T} Base http.ServerResponse or a subclass of Http2ServerResponse
+ * @param {T} Base a subclass of Http2ServerResponse
  * @returns {T}
  */
 function countBodyBytes (Base) {
@@ -167,14 +176,68 @@ function chunkLength (chunk, encoding) {
   return typeof chunk.byteLength === 'number' ? chunk.byteLength : 0
 }
 
+/**
+ * Mark where an HTTP/1.x response starts and ends in its connection's
+ * bytesWritten (which counts every byte handed to the socket, sent or still
+ * queued). A response has the connection from the moment Node assigns it
+ * (at once, or for a pipelined request when the responses before it are
+ * done: the 'socket' event) until its last byte is handed over ('prefinish').
+ * Its 'close' comes a tick after that, when the next response on a kept-alive
+ * connection may already have written, so the end is marked at 'prefinish'.
+ * @param {Exchange} exchange
+ * @param {import('node:net').Socket} socket
+ * @param {import('node:http').ServerResponse} res
+ */
+function watchConnection (exchange, socket, res) {
+  exchange.socket = socket
+  if (res.socket === socket) exchange.sentBefore = socket.bytesWritten
+  else res.once('socket', markStart)
+  res.on('prefinish', markEnd)
+}
+
+function markStart () {
+  const exchange = this[kExchange]
+  exchange.sentBefore = exchange.socket.bytesWritten
+}
+
+function markEnd () {
+  const exchange = this[kExchange]
+  exchange.sentAfter = exchange.socket.bytesWritten
+}
+
+/**
+ * The body bytes of an HTTP/1.x response as nginx's $body_bytes_sent counts
+ * them: every byte on the connection after the head, so the chunk-size lines
+ * and the last chunk of a chunked body count too (Apache's %b counts the
+ * content without that framing). A response cut short counts what was handed
+ * to the connection before it closed. Interim 1xx responses a script sends
+ * count as body.
+ * @param {Exchange} exchange
+ * @param {import('node:http').ServerResponse} res
+ * @returns {number}
+ */
+function countHttp1Bytes (exchange, res) {
+  const { socket, sentBefore } = exchange
+  if (sentBefore === -1 || !res.headersSent) return 0
+  // A finished response ends at its mark: the next one on the connection
+  // may have written since. An unfinished one was the connection's last
+  // (the next is assigned only when this one finishes): it ends where the
+  // closed connection stopped counting, queued bytes it dropped excluded.
+  let end = socket.bytesWritten
+  if (exchange.sentAfter !== -1 && (res.writableFinished || exchange.sentAfter < end)) end = exchange.sentAfter
+  // The head is latin1, one byte per character.
+  return Math.max(0, end - sentBefore - res._header.length)
+}
+
 function finishExchange () {
   const exchange = this[kExchange]
   const { req, ctx } = exchange
   exchange.duration = performance.now() - exchange.start
   exchange.completed = this.writableFinished
   exchange.status = !this.headersSent && !exchange.completed ? CLIENT_CLOSED : this.statusCode
+  if (exchange.socket !== null) exchange.bytes = countHttp1Bytes(exchange, this)
   // Node drops the body of a HEAD, 1xx, 204 or 304 response, whatever was written.
-  if (!hasBody(exchange.method, exchange.status)) exchange.bytes = 0
+  else if (!hasBody(exchange.method, exchange.status)) exchange.bytes = 0
   if (ctx !== null) {
     exchange.address = ctx.clientAddress
     exchange.user = ctx.authUser
@@ -185,6 +248,7 @@ function finishExchange () {
   exchange.req = null
   exchange.res = null
   exchange.ctx = null
+  exchange.socket = null
 }
 
 function hasBody (method, status) {

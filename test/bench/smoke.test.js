@@ -63,7 +63,7 @@ async function stamp (file) {
 }
 
 describe('benchmark smoke run', { timeout: TIMEOUT_MS + 30000 }, () => {
-  it('prints req/s of svr and the bare cluster for hello and 404, with their access-log-off rows', async () => {
+  it('prints req/s of svr and the bare cluster for hello and 404, with their rows against svr\'s headers and access-log-off rows', async () => {
     const before = await stamp(RESULTS)
     const { code, stdout, stderr } = await runBench(['--quick', '--only', 'hello,404'])
     assert.equal(code, 0, stderr)
@@ -77,6 +77,13 @@ describe('benchmark smoke run', { timeout: TIMEOUT_MS + 30000 }, () => {
       }
     }
     assert.equal(row(stdout, '404')[8], '≥ 0.8')
+    for (const [what, goal] of [['hello world from serverSideScript.js', '≥ 0.9'], ['404', '≥ 0.85']]) {
+      const cells = row(stdout, what + ' — against svr\'s headers')
+      assert.equal(cells[2], row(stdout, what)[2], 'the same svr runs')
+      assert.equal(cells[4], 'bare-headers')
+      assert.ok(Number(cells[5]) > 0, `bare-headers req/s of "${what}": ${cells[5]}`)
+      assert.equal(cells[8], goal)
+    }
     assert.equal(row(stdout, '404 — access log off')[8], '—')
     assert.equal(await stamp(RESULTS), before, 'a quick run must not write bench/results.md')
   })

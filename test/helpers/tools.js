@@ -25,7 +25,8 @@ const TOOLS = {
   'start-stop-daemon': 'dpkg',
   setpriv: 'util-linux',
   prlimit: 'util-linux',
-  script: 'bsdutils'
+  script: 'bsdutils',
+  strace: 'strace'
 }
 
 /**
