@@ -36,7 +36,7 @@ const DISABLED = Object.freeze({ description: 'Directory listing is disabled on 
 function createListingStage (options, shared) {
   const { config } = options
   const { respond, log } = shared
-  const readChrome = createChromeReader({ site: config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null, ttl: RECHECK_MS, log })
+  const readChrome = createChromeReader({ site: config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null, ttl: config.fileCacheTtl, log })
   const pages = createPageCache({ maxEntries: 256, maxBytes: 32 * 1024 * 1024 })
   const hiddenIn = hiddenNames(buildForbiddenPaths(options))
   const etags = config.enableETag
