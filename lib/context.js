@@ -90,19 +90,22 @@ function contextOf (req) {
 async function statOnce (ctx) {
   const known = knownStat(ctx)
   if (known !== undefined) return known
-  const target = ctx.fsPath
-  // An error belongs to the path it came from, not to a rewritten one.
-  ctx.error = null
-  return remember(ctx, target, ctx.shared.files.stat(target))
+  return remember(ctx, ctx.fsPath, ctx.shared.files.stat(ctx.fsPath))
 }
 
 async function remember (ctx, target, pending) {
+  // An error belongs to the path it came from, not to a rewritten one.
+  ctx.error = null
   let stats = null
   try {
     stats = await pending
   } catch (err) {
     ctx.error = err
   }
+  return keep(ctx, target, stats)
+}
+
+function keep (ctx, target, stats) {
   ctx.stat = stats
   ctx.statPath = target
   return stats
@@ -122,9 +125,7 @@ function knownStat (ctx) {
   const stats = ctx.shared.files.peekStat(target)
   if (stats === undefined) return undefined
   ctx.error = null
-  ctx.stat = stats
-  ctx.statPath = target
-  return stats
+  return keep(ctx, target, stats)
 }
 
 /**
@@ -135,9 +136,7 @@ function knownStat (ctx) {
  * @returns {Promise<import('node:fs').Stats|null>}
  */
 function statFresh (ctx) {
-  const target = ctx.fsPath
-  ctx.error = null
-  return remember(ctx, target, ctx.shared.files.freshStat(target))
+  return remember(ctx, ctx.fsPath, ctx.shared.files.freshStat(ctx.fsPath))
 }
 
 /**

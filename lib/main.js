@@ -24,79 +24,24 @@ const INSTALL_DIR = path.resolve(__dirname, '..')
  * @param {string[]} argv command-line arguments after the script name
  */
 async function main (argv) {
-  let args
-  try {
-    args = parseArgs(argv, INSTALL_DIR)
-  } catch (err) {
-    process.stderr.write('svr: ' + err.message + '\n\n' + USAGE)
-    process.exitCode = 2
-    return
-  }
-  if (args.action === 'help') {
-    process.stdout.write(USAGE)
-    return
-  }
-  if (args.action === 'version') {
-    process.stdout.write(fullServerString() + '\n')
-    return
-  }
-  let config
+  const args = parseCommandLine(argv)
+  if (args === null) return
   // Told once the logger is set up, or printed before the errors.
   const warnings = []
-  try {
-    const warn = (line) => warnings.push(args.configFile + ': ' + line)
-    config = withOverrides(await loadConfig(args.configFile, { installDir: INSTALL_DIR, warn }), args)
-    await checkWebroot(args.configFile, config)
-  } catch (err) {
-    for (const line of warnings) process.stderr.write('warning: ' + line + '\n')
-    for (const line of configErrorLines(err, args.configFile)) process.stderr.write(line + '\n')
-    process.exitCode = 1
-    return
-  }
-  let tls = null
-  try {
-    // Read by the primary, handed to the workers (lib/tls/material.js).
-    if (config.secure) tls = await readTlsMaterial(config)
-  } catch (err) {
-    process.stderr.write(err.message + '\n')
-    process.exitCode = 1
-    return
-  }
-  const base = {
-    config,
-    configFile: args.configFile,
-    installDir: INSTALL_DIR,
-    disableMods: args.disableMods,
-    mods: [],
-    tls
-  }
+  const base = await loadOptions(args, warnings)
+  if (base === null) return
   if (args.action !== 'check') await removeOrphanedTemp(base)
-  let prepared
-  try {
-    await checkScript(base)
-    prepared = await prepareMods(base)
-  } catch (err) {
-    process.stderr.write(err.message + '\n')
-    process.exitCode = 1
-    return
-  }
+  const prepared = await prepareCode(base)
+  if (prepared === null) return
   if (args.action === 'check') {
     prepared.remove()
-    for (const line of warnings) process.stderr.write('warning: ' + line + '\n')
+    printWarnings(warnings)
     process.stdout.write('configuration OK: ' + args.configFile + '\n')
     return
   }
   const options = Object.freeze({ ...base, mods: prepared.mods })
-  const logs = new LogFiles()
-  try {
-    await checkLogDirectory(options)
-    await logs.configure(options, null)
-  } catch (err) {
-    process.stderr.write('svr: ' + err.message + '\n')
-    prepared.remove()
-    process.exitCode = 1
-    return
-  }
+  const logs = await openLogs(options, prepared)
+  if (logs === null) return
   const log = createLogger(args.singleThreaded ? 'single' : 'primary', logs)
   for (const line of warnings) log.warn(line)
   warnIgnored(prepared, log)
@@ -109,6 +54,87 @@ async function main (argv) {
   } else {
     await runPrimary(options, args, { log, logs }, prepared, new ClusterLauncher())
   }
+}
+
+// The parsed command line; null when it was answered here (help, version)
+// or refused.
+function parseCommandLine (argv) {
+  let args
+  try {
+    args = parseArgs(argv, INSTALL_DIR)
+  } catch (err) {
+    process.stderr.write('svr: ' + err.message + '\n\n' + USAGE)
+    process.exitCode = 2
+    return null
+  }
+  if (args.action === 'help') {
+    process.stdout.write(USAGE)
+    return null
+  }
+  if (args.action === 'version') {
+    process.stdout.write(fullServerString() + '\n')
+    return null
+  }
+  return args
+}
+
+// The runtime options without the mods: the validated configuration with
+// the command line's overrides, and the TLS material; null when either is
+// refused (the warnings gathered so far are printed before the errors).
+async function loadOptions (args, warnings) {
+  let config
+  try {
+    const warn = (line) => warnings.push(args.configFile + ': ' + line)
+    config = withOverrides(await loadConfig(args.configFile, { installDir: INSTALL_DIR, warn }), args)
+    await checkWebroot(args.configFile, config)
+  } catch (err) {
+    printWarnings(warnings)
+    for (const line of configErrorLines(err, args.configFile)) process.stderr.write(line + '\n')
+    process.exitCode = 1
+    return null
+  }
+  let tls = null
+  try {
+    // Read by the primary, handed to the workers (lib/tls/material.js).
+    if (config.secure) tls = await readTlsMaterial(config)
+  } catch (err) {
+    return fail(err.message)
+  }
+  return { config, configFile: args.configFile, installDir: INSTALL_DIR, disableMods: args.disableMods, mods: [], tls }
+}
+
+// The script checked and the mods made ready; null when either is refused.
+async function prepareCode (base) {
+  try {
+    await checkScript(base)
+    return await prepareMods(base)
+  } catch (err) {
+    return fail(err.message)
+  }
+}
+
+// The primary's log files, open; null when they cannot be.
+async function openLogs (options, prepared) {
+  const logs = new LogFiles()
+  try {
+    await checkLogDirectory(options)
+    await logs.configure(options, null)
+  } catch (err) {
+    prepared.remove()
+    return fail('svr: ' + err.message)
+  }
+  return logs
+}
+
+function printWarnings (warnings) {
+  for (const line of warnings) process.stderr.write('warning: ' + line + '\n')
+}
+
+// What the steps of main return when they refuse to go on.
+function fail (line) {
+  process.stderr.write(line + '\n')
+  process.exitCode = 1
+  return null
 }
 
 // A primary or worker killed with SIGKILL cannot clean up after itself;

@@ -36,7 +36,8 @@ function reasonPhrase (status) {
 function createResponder (options, shared) {
   const { config } = options
   const root = config.wwwroot
-  const templates = createFileCache({ ttl: 1000 })
+  // Under the file store's freshness policy: an edited template shows within fileCacheTtl.
+  const templates = createFileCache({ ttl: config.fileCacheTtl })
   const rules = config.errorPages.map((entry) => ({ scode: entry.scode, file: path.resolve(root, entry.path) }))
   const page404 = config.page404 ? path.resolve(root, config.page404) : null
   const contact = escapeHtml(config.serverAdministratorEmail).replace(/\./g, '[dot]').replace(/@/g, '[at]')

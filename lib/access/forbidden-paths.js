@@ -5,12 +5,12 @@ const path = require('node:path')
 const { modsDir } = require('../mods/prepare')
 const { scriptPath } = require('../script/locate')
 const { tempDir } = require('../server-root')
+const { collapseAllSlashes } = require('../util/collapse-slashes')
 
 const CONFIG = 'access to the configuration file or certificates is denied'
 const SOURCES = 'access to server sources is denied'
 const TEMP = 'access to the temporary folder is denied'
 const LOG = 'access to log files is denied'
-const SLASH_RUNS = /\/{2,}/g
 
 // Names editors and tools leave beside a file they edit (emacs `name~` and
 // `#name#`, vim swap files, nano `.save`, manual copies): each holds the
@@ -135,7 +135,7 @@ function webrootPath (root, target) {
  * @returns {string}
  */
 function comparablePath (decoded) {
-  let p = decoded.indexOf('//') === -1 ? decoded : decoded.replace(SLASH_RUNS, '/')
+  let p = collapseAllSlashes(decoded)
   if (p.length > 1 && p.charCodeAt(p.length - 1) === 47 /* / */) p = p.slice(0, -1)
   return p.toLowerCase()
 }

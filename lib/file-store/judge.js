@@ -1,7 +1,7 @@
 'use strict'
 
 const { statusForFsError } = require('../static/fs-errors')
-const { refusal } = require('./representation')
+const { Representation, refusal } = require('./representation')
 
 /**
  * What is read by its path is judged by today's stats (cached ones may
@@ -22,6 +22,24 @@ function createJudge (stats, mayFollow) {
     }
   }
 
+  // Today's stats of `target` when they are of the kind wanted and the
+  // policy lets it be followed, else a refusal.
+  async function judgeFresh (target, isKind) {
+    let stat
+    try {
+      stat = await stats.fresh(target)
+    } catch (err) {
+      return refusal(statusForFsError(err), err)
+    }
+    if (stat === null || !isKind(stat)) return refusal(404, null)
+    return judgeLinks(target, stat)
+  }
+
+  async function judgeLinks (target, stat) {
+    const status = await linkRefusal(target, stat)
+    return status === 0 ? stat : refusal(status, null)
+  }
+
   return {
     /**
      * @param {string} file
@@ -30,17 +48,8 @@ function createJudge (stats, mayFollow) {
      * @returns {Promise<import('node:fs').Stats|import('./representation').Representation>}
      *   the stats of the regular file to serve, or a refusal
      */
-    async file (file, stat) {
-      if (stat === null) {
-        try {
-          stat = await stats.fresh(file)
-        } catch (err) {
-          return refusal(statusForFsError(err), err)
-        }
-        if (stat === null || !stat.isFile()) return refusal(404, null)
-      }
-      const status = await linkRefusal(file, stat)
-      return status === 0 ? stat : refusal(status, null)
+    file (file, stat) {
+      return stat === null ? judgeFresh(file, isFile) : judgeLinks(file, stat)
     },
 
     /**
@@ -51,17 +60,18 @@ function createJudge (stats, mayFollow) {
      *   when it may, else a refusal
      */
     async directory (dir) {
-      let stat
-      try {
-        stat = await stats.fresh(dir)
-      } catch (err) {
-        return refusal(statusForFsError(err), err)
-      }
-      if (stat === null || !stat.isDirectory()) return refusal(404, null)
-      const status = await linkRefusal(dir, stat)
-      return status === 0 ? null : refusal(status, null)
+      const judged = await judgeFresh(dir, isDirectory)
+      return judged instanceof Representation ? judged : null
     }
   }
+}
+
+function isFile (stat) {
+  return stat.isFile()
+}
+
+function isDirectory (stat) {
+  return stat.isDirectory()
 }
 
 module.exports = { createJudge }

@@ -26,9 +26,45 @@ function createPageCache ({ maxEntries, maxBytes }) {
       pages.delete(key)
       pages.set(key, page)
     },
-    remove (key) { pages.delete(key) }
+    remove (key) { pages.delete(key) },
+    /**
+     * The page kept under `key` while `isFresh` accepts it, else one that
+     * `build` makes and that is kept in its place. Concurrent callers share
+     * a single build; a build that fails is not kept.
+     * @param {string} key
+     * @param {() => Promise<{body: Buffer}>} build
+     * @param {(page: object) => Promise<boolean>} isFresh
+     * @returns {Promise<object>} the page
+     */
+    obtain (key, build, isFresh) {
+      return obtain(this, key, build, isFresh)
+    }
   }
 }
+
+async function obtain (cache, key, build, isFresh) {
+  const cached = cache.get(key)
+  if (cached !== undefined) {
+    const page = await cached.promise
+    if (await isFresh(page)) return page
+    // Another caller has replaced it meanwhile: take theirs.
+    if (cache.get(key) !== cached) return obtain(cache, key, build, isFresh)
+  }
+  const entry = { promise: build(), body: EMPTY }
+  cache.set(key, entry)
+  try {
+    const page = await entry.promise
+    entry.body = page.body
+    // Re-inserted so that the byte budget counts the finished page.
+    if (cache.get(key) === entry) cache.set(key, entry)
+    return page
+  } catch (err) {
+    if (cache.get(key) === entry) cache.remove(key)
+    throw err
+  }
+}
+
+const EMPTY = Buffer.alloc(0)
 
 // lru-cache takes positive sizes only: a page still being built counts one byte.
 function sizeOf (page) {

@@ -71,16 +71,8 @@ function parseCommand (argv, installDir) {
   })
   if (values.help) return { action: 'help' }
   const [action, name, ...rest] = positionals
-  if (!ACTIONS.has(action)) throw new UsageError(action === undefined ? 'an action is required' : 'unknown action ' + JSON.stringify(action))
-  const wantsName = action !== 'list'
-  if (wantsName && name === undefined) throw new UsageError(action + ' needs a user name')
-  if (rest.length !== 0 || (!wantsName && name !== undefined)) throw new UsageError('too many arguments')
-  if (wantsName && nameProblem(name) !== null) throw new UsageError(nameProblem(name))
-  const setsPassword = action === 'add' || action === 'change'
-  if (values.algorithm !== undefined && (!setsPassword || !ALGORITHMS.includes(values.algorithm))) {
-    throw new UsageError(setsPassword ? '--algorithm must be one of ' + ALGORITHMS.join(', ') : '--algorithm goes with add or change')
-  }
-  if (values['password-stdin'] && !setsPassword) throw new UsageError('--password-stdin goes with add or change')
+  checkPositionals(action, name, rest)
+  checkOptions(action, values)
   return {
     action,
     name,
@@ -88,6 +80,24 @@ function parseCommand (argv, installDir) {
     algorithm: values.algorithm || 'scrypt',
     passwordStdin: values['password-stdin']
   }
+}
+
+// The action and the user name it needs (none for list), or a UsageError.
+function checkPositionals (action, name, rest) {
+  if (!ACTIONS.has(action)) throw new UsageError(action === undefined ? 'an action is required' : 'unknown action ' + JSON.stringify(action))
+  const wantsName = action !== 'list'
+  if (wantsName && name === undefined) throw new UsageError(action + ' needs a user name')
+  if (rest.length !== 0 || (!wantsName && name !== undefined)) throw new UsageError('too many arguments')
+  if (wantsName && nameProblem(name) !== null) throw new UsageError(nameProblem(name))
+}
+
+// The options that set a password go only with the actions that set one.
+function checkOptions (action, values) {
+  const setsPassword = action === 'add' || action === 'change'
+  if (values.algorithm !== undefined && (!setsPassword || !ALGORITHMS.includes(values.algorithm))) {
+    throw new UsageError(setsPassword ? '--algorithm must be one of ' + ALGORITHMS.join(', ') : '--algorithm goes with add or change')
+  }
+  if (values['password-stdin'] && !setsPassword) throw new UsageError('--password-stdin goes with add or change')
 }
 
 async function run (args, io) {

@@ -1,9 +1,7 @@
 'use strict'
 
 const crypto = require('node:crypto')
-const path = require('node:path')
 const { statFresh } = require('../context')
-const { createFileCache } = require('../util/file-cache')
 const { decodePath } = require('../util/sanitize-path')
 const { statusForFsError } = require('../static/fs-errors')
 const { checkPreconditions } = require('../static/conditional')
@@ -11,6 +9,7 @@ const { buildForbiddenPaths, comparablePath, findForbidden } = require('../acces
 const { readEntries, sortEntries } = require('../listing/read')
 const { renderListing } = require('../listing/render')
 const { createPageCache } = require('../listing/page-cache')
+const { createChromeReader, sameChrome } = require('../listing/chrome')
 
 // The directory's own header and footer files are part of the page, not of
 // the list (the dot-files among them are hidden anyway).
@@ -37,52 +36,10 @@ const DISABLED = Object.freeze({ description: 'Directory listing is disabled on 
 function createListingStage (options, shared) {
   const { config } = options
   const { respond, log } = shared
-  const files = createFileCache({ ttl: RECHECK_MS, maxEntries: 1024 })
+  const readChrome = createChromeReader({ site: config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null, ttl: config.fileCacheTtl, log })
   const pages = createPageCache({ maxEntries: 256, maxBytes: 32 * 1024 * 1024 })
-  const site = config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null
-  const forbidden = buildForbiddenPaths(options)
-  const guarded = forbidden.files.size !== 0 || forbidden.dirs.size !== 0
+  const hiddenIn = hiddenNames(buildForbiddenPaths(options))
   const etags = config.enableETag
-
-  // Names the listing leaves out: its own header files, and whatever the
-  // forbidden stage would refuse (a config.json in the webroot, mods, …).
-  function hiddenIn (decodedDir) {
-    const base = decodedDir.charCodeAt(decodedDir.length - 1) === 47 /* / */ ? decodedDir : decodedDir + '/'
-    return function isHidden (name) {
-      if (NOT_LISTED.has(name)) return true
-      return guarded && findForbidden(forbidden, comparablePath(base + name)) !== null
-    }
-  }
-
-  function readOptional (file) {
-    return files.get(file).then(
-      (text) => text === null ? '' : text,
-      (err) => {
-        log.warn('cannot read ' + file + ' for a directory listing: ' + err.message)
-        return ''
-      })
-  }
-
-  async function readChrome (dir) {
-    const [dirhead, headHtml, dirfoot, footHtml, maindesc, siteHead, siteFoot] = await Promise.all([
-      readOptional(path.join(dir, '.dirhead')),
-      readOptional(path.join(dir, 'HEAD.html')),
-      readOptional(path.join(dir, '.dirfoot')),
-      readOptional(path.join(dir, 'FOOT.html')),
-      readOptional(path.join(dir, '.maindesc')),
-      site === null ? '' : readFirst(site, '.head', 'head.html'),
-      site === null ? '' : readFirst(site, '.foot', 'foot.html')
-    ])
-    const chrome = { head: dirhead || headHtml, foot: dirfoot || footHtml, maindesc, siteHead, siteFoot: '' }
-    // The site's frame is used only when there is a site head to open it.
-    if (siteHead !== '') chrome.siteFoot = siteFoot
-    return chrome
-  }
-
-  async function readFirst (dir, first, second) {
-    const text = await readOptional(path.join(dir, first))
-    return text !== '' ? text : readOptional(path.join(dir, second))
-  }
 
   async function build (ctx, dirMtimeMs) {
     const dir = ctx.fsPath
@@ -110,30 +67,9 @@ function createListingStage (options, shared) {
     return true
   }
 
-  /**
-   * @returns {Promise<{body: Buffer, csp: string}>} concurrent requests for
-   *   one directory share a single build
-   */
-  async function pageFor (ctx, stat) {
-    const key = ctx.fsPath + '\n' + ctx.origHref
-    const cached = pages.get(key)
-    if (cached !== undefined) {
-      const page = await cached.promise
-      if (await isFresh(page, ctx, stat.mtimeMs)) return page
-      if (pages.get(key) !== cached) return pageFor(ctx, stat)
-    }
-    const entry = { promise: build(ctx, stat.mtimeMs), body: EMPTY }
-    pages.set(key, entry)
-    try {
-      const page = await entry.promise
-      entry.body = page.body
-      // Re-inserted so that the byte budget counts the finished page.
-      if (pages.get(key) === entry) pages.set(key, entry)
-      return page
-    } catch (err) {
-      if (pages.get(key) === entry) pages.remove(key)
-      throw err
-    }
+  // Concurrent requests for one directory share a single build.
+  function pageFor (ctx, stat) {
+    return pages.obtain(ctx.fsPath + '\n' + ctx.origHref, () => build(ctx, stat.mtimeMs), (page) => isFresh(page, ctx, stat.mtimeMs))
   }
 
   return async function listDirectory (req, res, ctx) {
@@ -165,17 +101,27 @@ function createListingStage (options, shared) {
   }
 }
 
+/**
+ * Names the listing leaves out: its own header files, and whatever the
+ * forbidden stage would refuse (a config.json in the webroot, mods, …).
+ * @param {object} forbidden from buildForbiddenPaths
+ * @returns {(decodedDir: string) => (name: string) => boolean}
+ */
+function hiddenNames (forbidden) {
+  const guarded = forbidden.files.size !== 0 || forbidden.dirs.size !== 0
+  return function hiddenIn (decodedDir) {
+    const base = decodedDir.charCodeAt(decodedDir.length - 1) === 47 /* / */ ? decodedDir : decodedDir + '/'
+    return function isHidden (name) {
+      if (NOT_LISTED.has(name)) return true
+      return guarded && findForbidden(forbidden, comparablePath(base + name)) !== null
+    }
+  }
+}
+
 // A rebuilt page with the same bytes keeps its tag, so a browser's copy
 // stays valid across the cache's periodic rebuilds.
 function pageTag (body) {
   return '"' + crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27) + '"'
-}
-
-const EMPTY = Buffer.alloc(0)
-
-function sameChrome (a, b) {
-  return a.head === b.head && a.foot === b.foot && a.maindesc === b.maindesc &&
-    a.siteHead === b.siteHead && a.siteFoot === b.siteFoot
 }
 
 function isRoot (urlPath) {

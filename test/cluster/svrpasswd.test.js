@@ -134,7 +134,8 @@ describe('svrpasswd', () => {
   })
 
   it('should reject bad usage with exit code 2', async () => {
-    for (const args of [[], ['frob', 'x'], ['add'], ['add', 'a:b'], ['list', 'x'], ['add', 'x', '--algorithm', 'md5'], ['add', 'x', '--nope']]) {
+    for (const args of [[], ['frob', 'x'], ['add'], ['add', 'a:b'], ['list', 'x'], ['add', 'x', '--algorithm', 'md5'], ['add', 'x', '--nope'],
+      ['delete', 'x', '--algorithm', 'sha256'], ['list', '--password-stdin'], ['add', 'x', 'y']]) {
       const result = await run(args)
       assert.equal(result.code, 2, args.join(' '))
       assert.match(result.stderr, /Usage: svrpasswd/)

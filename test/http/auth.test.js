@@ -9,7 +9,8 @@ const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { createScope } = require('../helpers/scope')
 
-// SVR.JS 3.x `users` records, computed here with node:crypto (§1.5).
+// SVR.JS 3.x `users` records (salted SHA-256, PBKDF2 or scrypt), computed here
+// with node:crypto.
 const USERS = [
   { name: 'alice', password: 'alice-pw', algorithm: 'sha256' },
   { name: 'bob', password: 'bob-pw', algorithm: 'pbkdf2' },
@@ -223,7 +224,7 @@ describe('failed-login throttle behind an untrusted peer', () => {
   })
   after(() => scope.cleanup())
 
-  it('should lock the real peer however the X-Forwarded-For rotates (§8 S1)', async () => {
+  it('should lock the real peer however the X-Forwarded-For rotates (SVR.JS 3.x trusted the leftmost entry from any peer)', async () => {
     const statuses = []
     for (let i = 0; i < 12; i++) {
       const res = await request(port, '/secret/file.txt', {

@@ -179,6 +179,14 @@ describe('fileCacheTtl', () => {
     assert.equal((await request(port, '/later')).status, 404)
     await fs.mkdir(path.join(site.webroot, 'later'))
     assert.equal((await request(port, '/later')).status, 301)
+
+    // Error page templates follow the same policy.
+    await fs.writeFile(path.join(site.webroot, '404.html'), 'one\n')
+    assert.equal((await request(port, '/nothing')).body, 'one\n')
+    await fs.writeFile(path.join(site.webroot, '404.html'), 'two\n')
+    const edited = await request(port, '/nothing')
+    assert.equal(edited.status, 404)
+    assert.equal(edited.body, 'two\n')
   })
 
   it('with 0, refuses a file replaced by a link out of the webroot at once', async (t) => {

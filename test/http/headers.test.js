@@ -13,7 +13,7 @@ const FILES = {
   'dir/inner.txt': 'inner\n'
 }
 
-describe('customHeaders and Server (reference §2.7)', () => {
+describe('customHeaders and Server', () => {
   const scope = createScope()
   let port
   let exposed

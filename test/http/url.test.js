@@ -43,7 +43,7 @@ function assertCleanUrl (url) {
   for (const segment of decoded.split('/')) assert.ok(segment !== '.' && segment !== '..', url)
 }
 
-describe('path sanitising (reference §2.2, Appendix A)', () => {
+describe('path sanitising', () => {
   describe('when rewriteDirtyURLs is false', () => {
     const scope = createScope()
     let port
@@ -192,7 +192,7 @@ describe('path sanitising (reference §2.2, Appendix A)', () => {
   })
 })
 
-describe('trailing-slash redirect (reference §2.8)', () => {
+describe('trailing-slash redirect', () => {
   describe('when enabled (the default)', () => {
     const scope = createScope()
     let port

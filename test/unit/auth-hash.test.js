@@ -9,7 +9,7 @@ const PASSWORD = 'pässword 1'
 const SALT = 'Zt7qXgQ0k2bL'
 
 // Known answers computed here with node:crypto's one-shot functions and the
-// parameters of SVR.JS 3.x records (§1.5, §6.5).
+// parameters of SVR.JS 3.x records and its svrpasswd tool.
 function expected (algorithm, password, salt) {
   if (algorithm === 'sha256') return crypto.createHash('sha256').update(password + salt).digest('hex')
   if (algorithm === 'pbkdf2') return crypto.pbkdf2Sync(password, salt, 36250, 64, 'sha512').toString('hex')

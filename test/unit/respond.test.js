@@ -37,6 +37,7 @@ function responder (config = {}) {
       serverAdministratorEmail: 'root@example.org',
       stackHidden: true,
       exposeModsInErrorPages: false,
+      fileCacheTtl: 1000,
       ...config
     }
   }

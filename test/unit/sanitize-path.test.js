@@ -4,7 +4,8 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const { sanitizePath, fixRawBytes, decodePath, classifyRewrite } = require('../../lib/util/sanitize-path')
 
-// Reference §2.2 golden table (SVR.JS 3.15.7), with S8 fixed for raw `<` `>`.
+// What SVR.JS 3.15.7's sanitizer gives for these paths, except that raw `<` `>`
+// are encoded (3.x let them through because of a stray `]` in its regex).
 const GOLDEN = [
   ['/a/../index.html', '/index.html'],
   ['/%2e%2e/etc/passwd', '/etc/passwd'],
