@@ -33,14 +33,15 @@ function contextOptions (config) {
 function secureServerOptions (config, material, sni) {
   const options = {
     ...contextOptions(config),
-    cert: material.cert,
-    key: material.key,
     requestCert: config.useClientCertificate,
     rejectUnauthorized: config.useClientCertificate && config.rejectUnauthorizedClientCertificates,
     // A client that never finishes its handshake holds a connection like a
     // slow header does.
     handshakeTimeout: config.headersTimeout
   }
+  // Without a default certificate (automatic HTTPS before its first one) a
+  // handshake that the SNI callback finds nothing for fails.
+  if (material.cert !== null) Object.assign(options, { cert: material.cert, key: material.key })
   if (sni !== undefined) options.SNICallback = sni.select
   return options
 }
