@@ -6,6 +6,7 @@ const { LogFiles } = require('./logging')
 const { statsServices } = require('./cluster-stats')
 const { metricsServices } = require('./metrics/query')
 const { throttleServices } = require('./auth/cluster-throttle')
+const { CertificateManager } = require('./acme/manager')
 
 /**
  * What the workers share: the services one process (the primary, or the
@@ -22,13 +23,25 @@ class Coordinator {
   constructor (log, targets) {
     this.log = log
     this.targets = targets
+    // Automatic HTTPS: certificates for the workers, answers to challenges.
+    this.acme = new CertificateManager(this)
     // The one table of cluster-wide services: act -> service(msg, from).
     this.services = {
       ...throttleServices(this),
       ...statsServices(this),
-      ...metricsServices(this)
+      ...metricsServices(this),
+      ...this.acme.services()
     }
     this.table = serve(this.services)
+  }
+
+  /**
+   * Take the configuration in use (at start and after every reload): the
+   * services that depend on it (automatic HTTPS) follow it.
+   * @param {object} options runtime options
+   */
+  configure (options) {
+    this.acme.configure(options)
   }
 
   /**

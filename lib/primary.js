@@ -81,6 +81,7 @@ class Supervisor {
       this.fatal(listenError(err))
       return
     }
+    this.coordinator.configure(this.options)
     const count = workerCount(config)
     this.log.info('svr starting: ' + count + ' worker(s), config ' + this.options.configFile +
       ', webroot ' + config.wwwroot)
@@ -285,6 +286,7 @@ class Supervisor {
     setTimeout(this.prepared.remove, config.shutdownTimeout).unref()
     this.prepared = prepared
     this.options = options
+    this.coordinator.configure(options)
     // The retiring workers hold their own descriptors until they stop accepting.
     this.sockets.release(this.configsInUse())
     await this.logs.configure(options, null).catch((err) => this.log.error('cannot open the log files:', err.message))

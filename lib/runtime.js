@@ -6,6 +6,7 @@ const { AccessLog } = require('./logging/access-log')
 const { createMetrics, activeConnections } = require('./metrics/worker')
 const { WorkerBalance } = require('./balance/worker')
 const { RequestStats } = require('./stats')
+const { WorkerCertificates } = require('./acme/worker')
 
 /**
  * What one worker process holds besides its pipeline: its logger and log
@@ -38,6 +39,8 @@ class Runtime {
     this.balance = new WorkerBalance()
     // The servers whose connections the status page and metrics count.
     this.servers = null
+    // The certificates automatic HTTPS hands this worker (lib/acme/).
+    this.certificates = new WorkerCertificates(coordinator)
   }
 
   /**
@@ -84,7 +87,9 @@ class Runtime {
       'stats-collect': () => fullSnapshot(this),
       'metrics-collect': () => this.metricsSnapshot(),
       blocklist: (msg) => this.blocklist.set(msg.entries),
-      'fair-share': (msg) => this.balance.share(msg)
+      'fair-share': (msg) => this.balance.share(msg),
+      'acme-install': (msg) => this.certificates.install(msg),
+      'acme-alpn': (msg) => this.certificates.challenge(msg)
     }
   }
 }

@@ -43,7 +43,7 @@ function createServers (options, runtime) {
     log.warn('enableHTTP2 needs secure: browsers speak HTTP/2 only over TLS, so this server speaks HTTP/1.1')
   }
   if (config.secure && config.enableOCSPStapling) log.warn('enableOCSPStapling is not supported; handshakes go without stapled OCSP responses')
-  const main = config.secure ? createSecureServer(options) : createPlainServer(config)
+  const main = config.secure ? createSecureServer(options, runtime.certificates) : createPlainServer(config)
   const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
   const pipeline = createPipeline(options, runtime)
   const servers = { main, plain, mods: pipeline.mods, lifecycle: pipeline.lifecycle }
@@ -56,9 +56,9 @@ function createPlainServer (config) {
   return http.createServer({ requireHostHeader: false, ServerResponse: Http1Response, ...httpLimitOptions(config) })
 }
 
-function createSecureServer (options) {
+function createSecureServer (options, certificates) {
   const { config } = options
-  const sni = createSniSelector(config, options.tls)
+  const sni = createSniSelector(config, options.tls, certificates)
   const tlsOptions = secureServerOptions(config, options.tls, sni)
   let server
   if (config.enableHTTP2) {

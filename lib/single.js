@@ -30,7 +30,8 @@ async function runSingle (options, args, output, prepared) {
   warnForwardingConfig(options.config, log)
   const { config } = options
   await removeStaleSockets(config)
-  const { runtime, worker } = inProcessRuntime(log, { logs, accessLog })
+  const { runtime, worker, coordinator } = inProcessRuntime(log, { logs, accessLog })
+  coordinator.configure(options)
   const blocks = new BlockState(options, (entries) => worker.notify('blocklist', { entries }), log)
   runtime.blocklist.set(await blocks.load())
   let servers
@@ -52,7 +53,7 @@ async function runSingle (options, args, output, prepared) {
     process.exit(1)
   }
   for (const line of listeningLines(addresses, options.config)) log.info(line)
-  const state = { options, runtime, stopping: false, prepared }
+  const state = { options, runtime, coordinator, stopping: false, prepared }
   const reloads = new ReloadQueue(() => reload(servers, state, args, log), () => state.stopping ? 'stopping' : null, log)
   process.on('SIGTERM', () => stop(servers, state, log, 'SIGTERM'))
   process.on('SIGINT', () => stop(servers, state, log, 'SIGINT'))
@@ -138,6 +139,7 @@ async function reload (servers, state, args, log) {
   setTimeout(state.prepared.remove, config.shutdownTimeout).unref()
   state.prepared = prepared
   state.options = options
+  state.coordinator.configure(options)
   log.info('reload applied')
 }
 

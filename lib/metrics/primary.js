@@ -70,12 +70,13 @@ function primaryMetrics (rows) {
  * worker series has its own `worker` label, so per-worker rows stay) and
  * append the primary's.
  * @param {Array<{slot: number|string, stats: object[]|null}>} rows
+ * @param {object[]} [coordinatorSeries] series the coordinator's services keep (svr_acme_*)
  * @returns {Promise<string>} Prometheus text exposition format
  */
-function renderMetrics (rows) {
+function renderMetrics (rows, coordinatorSeries = []) {
   const { AggregatorRegistry } = require('prom-client')
   const sets = rows.filter((row) => Array.isArray(row.stats)).map((row) => row.stats)
-  sets.push(primaryMetrics(rows))
+  sets.push([...primaryMetrics(rows), ...coordinatorSeries])
   return AggregatorRegistry.aggregate(sets).metrics()
 }
 

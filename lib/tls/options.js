@@ -1,6 +1,7 @@
 'use strict'
 
 const { createSniTable } = require('./sni')
+const { ACME_TLS_PROTOCOL } = require('../acme/worker')
 
 // Node's HTTP/2 default lets a client open 2^32-1 streams at once.
 const HTTP2_DEFAULTS = { maxConcurrentStreams: 100 }
@@ -48,22 +49,49 @@ function secureServerOptions (config, material, sni) {
 
 /**
  * The server's SNICallback, with a table that a reload can replace (the
- * callback itself is fixed when the server is created).
+ * callback itself is fixed when the server is created). Names that
+ * automatic HTTPS manages take its certificate first.
  * @param {object} config
  * @param {{sni: object}} material
+ * @param {import('../acme/worker').WorkerCertificates} certificates the worker's automatic HTTPS certificates
  * @returns {{select: (servername: string, callback: Function) => void, update: (config: object, material: object) => void}}
  */
-function createSniSelector (config, material) {
+function createSniSelector (config, material, certificates) {
   let table = null
   function update (nextConfig, nextMaterial) {
-    table = Object.keys(nextMaterial.sni).length === 0 ? null : createSniTable(nextMaterial.sni, contextOptions(nextConfig))
+    const options = contextOptions(nextConfig)
+    table = Object.keys(nextMaterial.sni).length === 0 ? null : createSniTable(nextMaterial.sni, options)
+    certificates.configure(nextConfig, options)
   }
-  // No match keeps the server's default certificate.
+  // No match keeps the server's default certificate. Called by Node with
+  // the TLS socket as `this`.
   function select (servername, callback) {
-    callback(null, table === null ? undefined : table.lookup(servername) || undefined)
+    const name = servername.toLowerCase()
+    const configured = table === null ? undefined : table.lookup(name) || undefined
+    if (!certificates.manages(name)) {
+      callback(null, configured)
+      return
+    }
+    certificates.select(name, offersAcmeTls(this)).then((context) => callback(null, context || configured), callback)
   }
   update(config, material)
   return { select, update }
+}
+
+/**
+ * Whether the handshake is a tls-alpn-01 validation. Under TLS 1.3 the
+ * protocol is chosen before the certificate, so the socket knows it; Node
+ * has no public way to ask during the SNI callback, hence the guarded use
+ * of its handle. Unknown (TLS 1.2, or a Node without it): null, and an open
+ * challenge for the name is answered whoever asks.
+ * @param {tls.TLSSocket|undefined} socket
+ * @returns {boolean|null}
+ */
+function offersAcmeTls (socket) {
+  const handle = socket && socket._handle
+  if (!handle || typeof handle.getALPNNegotiatedProtocol !== 'function') return null
+  const protocol = handle.getALPNNegotiatedProtocol()
+  return typeof protocol === 'string' ? protocol === ACME_TLS_PROTOCOL : null
 }
 
 /**

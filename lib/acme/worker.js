@@ -1,0 +1,108 @@
+'use strict'
+
+const tls = require('node:tls')
+
+// How long a handshake waits for the coordinator to say whether a name has
+// a certificate (a worker forked after the certificate arrived asks once).
+const LOOKUP_TIMEOUT_MS = 2000
+// The protocol of a tls-alpn-01 validation (RFC 8737).
+const ACME_TLS_PROTOCOL = 'acme-tls/1'
+
+/**
+ * The certificates of automatic HTTPS as one worker holds them: a secure
+ * context per name, built once when the coordinator hands the certificate
+ * over (`acme-install`), and the certificate of an open tls-alpn-01
+ * challenge (`acme-alpn`). The SNI callback asks here first for the names
+ * automatic HTTPS manages.
+ */
+class WorkerCertificates {
+  /**
+   * @param {import('../ipc').Peer} coordinator
+   */
+  constructor (coordinator) {
+    this.coordinator = coordinator
+    this.names = new Set()
+    this.options = {}
+    // name -> {pem: {cert, key}, context}
+    this.served = new Map()
+    this.challenges = new Map()
+    // name -> the coordinator lookup in flight, so a burst of handshakes asks once.
+    this.lookups = new Map()
+  }
+
+  /**
+   * @param {object} config the configuration in use
+   * @param {object} contextOptions the TLS settings every context shares (lib/tls/options.js)
+   */
+  configure (config, contextOptions) {
+    this.names = new Set(config.acme.enabled ? config.acme.names : [])
+    this.options = contextOptions
+    for (const [name, entry] of this.served) this.served.set(name, entryOf(entry.pem, contextOptions))
+  }
+
+  /**
+   * @param {string} servername lower case
+   * @returns {boolean} whether automatic HTTPS manages the name
+   */
+  manages (servername) {
+    return this.names.has(servername)
+  }
+
+  /**
+   * The context for a managed name: an open tls-alpn-01 challenge's to a
+   * validation (or to anyone while a challenge is open, when the protocol
+   * is unknown), else the certificate's, else null (none yet). A worker
+   * that holds neither asks the coordinator.
+   * @param {string} servername lower case
+   * @param {boolean|null} validation whether the client negotiated acme-tls/1, null when unknown
+   * @returns {Promise<tls.SecureContext|null>}
+   */
+  async select (servername, validation) {
+    if (!this.served.has(servername) && !this.challenges.has(servername)) await this.lookup(servername)
+    const challenge = this.challenges.get(servername)
+    if (challenge !== undefined && validation !== false) return challenge.context
+    if (validation === true) return null
+    const entry = this.served.get(servername)
+    return entry === undefined ? null : entry.context
+  }
+
+  lookup (name) {
+    let pending = this.lookups.get(name)
+    if (pending === undefined) {
+      pending = this.coordinator.request('acme-lookup', { name }, { timeout: LOOKUP_TIMEOUT_MS }).then((answer) => {
+        if (answer.cert !== null && !this.served.has(name)) this.install({ name, cert: answer.cert, key: answer.key })
+        if (answer.alpn !== null && !this.challenges.has(name)) this.challenge({ name, ...answer.alpn })
+      }, () => null).finally(() => this.lookups.delete(name))
+      this.lookups.set(name, pending)
+    }
+    return pending
+  }
+
+  /**
+   * Serve a new certificate for a name from the next handshake on;
+   * connections already open keep theirs.
+   * @param {{name: string, cert: string, key: string}} msg
+   * @returns {boolean}
+   */
+  install ({ name, cert, key }) {
+    this.served.set(name, entryOf({ cert, key }, this.options))
+    return true
+  }
+
+  /**
+   * Open (cert and key) or close (null) a tls-alpn-01 challenge.
+   * @param {{name: string, cert: string|null, key: string|null}} msg
+   * @returns {boolean}
+   */
+  challenge ({ name, cert, key }) {
+    if (cert === null) this.challenges.delete(name)
+    else this.challenges.set(name, entryOf({ cert, key }, {}))
+    return true
+  }
+}
+
+function entryOf (pem, contextOptions) {
+  return { pem, context: tls.createSecureContext({ ...contextOptions, cert: pem.cert, key: pem.key }) }
+}
+
+module.exports = { WorkerCertificates, ACME_TLS_PROTOCOL }
