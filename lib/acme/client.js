@@ -4,11 +4,16 @@ const fs = require('node:fs/promises')
 const https = require('node:https')
 const tls = require('node:tls')
 const acme = require('acme-client')
+const axios = require('axios')
 
 // Every request to the CA gives up after this long, so that a CA that
 // accepts the connection and never answers cannot hold an order (and its
 // lock) for ever.
 const REQUEST_TIMEOUT_MS = 30000
+// acme-client retries a request that failed on the network or with 429/5xx
+// (honouring Retry-After) five times by default, over more than a minute;
+// one retry covers a blip, and the manager's back-off does the rest.
+const REQUEST_RETRIES = 1
 
 /**
  * The ACME protocol for the certificate manager, through `acme-client`
@@ -27,11 +32,13 @@ class AcmeClient {
     this.storage = storage
     this.log = log
     this.client = null
+    // The network failure of the order under way (see configureHttp).
+    this.networkError = null
   }
 
   async connect () {
     if (this.client !== null) return this.client
-    await configureHttp(this.settings.caBundle)
+    await configureHttp(this.settings.caBundle, (err) => { this.networkError = err })
     const { pem, created } = await this.storage.accountKey(() => acme.crypto.createPrivateEcdsaKey())
     if (created) this.log.info('acme: made a new account key in ' + this.storage.dir)
     this.client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey: pem })
@@ -46,6 +53,19 @@ class AcmeClient {
    * @returns {Promise<{cert: string, key: string}>} the chain (leaf first) and its new private key
    */
   async obtain (name, answer) {
+    this.networkError = null
+    try {
+      return await this.order(name, answer)
+    } catch (err) {
+      // A CA that forgot the account (a test CA restarted) gets it
+      // registered again with the same key on the next attempt.
+      this.client = null
+      if (this.networkError === null) throw err
+      throw new Error('cannot reach the CA: ' + (this.networkError.code || this.networkError.message), { cause: err })
+    }
+  }
+
+  async order (name, answer) {
     const client = await this.connect()
     const type = this.settings.challenge
     const [key, csr] = await acme.crypto.createCsr({ commonName: name, altNames: [name] }, await acme.crypto.createPrivateEcdsaKey())
@@ -61,14 +81,14 @@ class AcmeClient {
       challengeCreateFn: async (authz, challenge, keyAuthorization) => {
         if (challenge.type !== type) throw new Error('the CA offers no ' + type + ' challenge for ' + name)
         if (type === 'http-01') {
-          answer.http(challenge.token, keyAuthorization)
+          await answer.http(challenge.token, keyAuthorization)
           return
         }
         const [alpnKey, alpnCert] = await acme.crypto.createAlpnCertificate(authz, keyAuthorization)
         await answer.alpn({ cert: String(alpnCert), key: String(alpnKey) })
       },
       challengeRemoveFn: async (authz, challenge) => {
-        if (type === 'http-01') answer.httpDone(challenge.token)
+        if (type === 'http-01') await answer.httpDone(challenge.token)
         else await answer.alpnDone()
       }
     })
@@ -78,13 +98,22 @@ class AcmeClient {
 
 /**
  * acme-client sends its requests through one axios instance of its own;
- * the extra CA bundle and the timeout are set on it. Only the certificate
+ * the extra CA bundle, the timeout and the retries are set on it. Only the certificate
  * manager in the primary uses the library, with one `acme` configuration
- * at a time.
+ * at a time. acme-client 5.4 turns a request that got no response (CA
+ * unreachable) into a TypeError about a missing response, so the adapter
+ * reports the real failure first.
  * @param {string|null} caBundle PEM file
+ * @param {(err: Error) => void} onNetworkError
  */
-async function configureHttp (caBundle) {
+async function configureHttp (caBundle, onNetworkError) {
+  const send = axios.getAdapter('http')
+  acme.axios.defaults.adapter = (config) => send(config).catch((err) => {
+    if (err.response === undefined) onNetworkError(err)
+    throw err
+  })
   acme.axios.defaults.timeout = REQUEST_TIMEOUT_MS
+  acme.axios.defaults.acmeSettings.retryMaxAttempts = REQUEST_RETRIES
   if (caBundle === null) {
     acme.axios.defaults.httpsAgent = undefined
     return

@@ -23,6 +23,8 @@ const LOCK_POLL_MS = 2000
 // What a worker gets to install a tls-alpn-01 certificate before the CA is
 // told to look.
 const PUSH_TIMEOUT_MS = 5000
+// An http-01 token is base64url (whatever a worker forwards is checked again).
+const TOKEN = /^[A-Za-z0-9_-]{1,256}$/
 
 /**
  * Automatic HTTPS in the coordinator: one per primary (or single process).
@@ -178,8 +180,8 @@ class CertificateManager {
     let pair
     try {
       pair = await this.client.obtain(name, {
-        http: (token, keyAuthorization) => this.tokens.set(token, keyAuthorization),
-        httpDone: (token) => this.tokens.delete(token),
+        http: (token, keyAuthorization) => this.openToken(token, keyAuthorization),
+        httpDone: (token) => this.closeToken(token),
         alpn: (certificate) => this.openAlpn(name, certificate),
         alpnDone: () => this.closeAlpn(name)
       })
@@ -207,14 +209,47 @@ class CertificateManager {
     this.schedule(name, delay)
   }
 
+  // The answers go into the shared storage too: behind a load balancer the
+  // CA may reach another instance than this one.
+  async openToken (token, keyAuthorization) {
+    this.tokens.set(token, keyAuthorization)
+    await this.storage.writeChallenge(token, keyAuthorization)
+  }
+
+  async closeToken (token) {
+    this.tokens.delete(token)
+    await this.storage.writeChallenge(token, null)
+  }
+
   async openAlpn (name, certificate) {
     this.alpn.set(name, certificate)
+    await this.storage.writeChallenge(name + '.alpn', JSON.stringify(certificate))
     await this.broadcast('acme-alpn', { name, cert: certificate.cert, key: certificate.key })
   }
 
   async closeAlpn (name) {
     this.alpn.delete(name)
+    await this.storage.writeChallenge(name + '.alpn', null)
     await this.broadcast('acme-alpn', { name, cert: null, key: null })
+  }
+
+  async storedToken (token) {
+    if (!TOKEN.test(token)) return null
+    if (this.tokens.has(token)) return this.tokens.get(token)
+    return this.storage === null ? null : this.storage.readChallenge(token)
+  }
+
+  async storedAlpn (name) {
+    if (this.alpn.has(name)) return this.alpn.get(name)
+    const stored = this.storage === null ? null : await this.storage.readChallenge(name + '.alpn')
+    if (stored === null) return null
+    try {
+      const { cert, key } = JSON.parse(stored)
+      return typeof cert === 'string' && typeof key === 'string' ? { cert, key } : null
+    } catch {
+      // Being written by another instance: the CA tries again.
+      return null
+    }
   }
 
   /**
@@ -266,15 +301,14 @@ class CertificateManager {
    */
   services () {
     return {
-      'acme-token': (msg) => this.tokens.has(msg.token) ? this.tokens.get(msg.token) : null,
+      'acme-token': (msg) => this.storedToken(String(msg.token)),
       'acme-lookup': async (msg) => {
         await this.loaded
         const certificate = this.certificates.get(msg.name)
-        const alpn = this.alpn.get(msg.name)
         return {
           cert: certificate === undefined ? null : certificate.cert,
           key: certificate === undefined ? null : certificate.key,
-          alpn: alpn === undefined ? null : alpn
+          alpn: this.acme === null || this.acme.challenge !== 'tls-alpn-01' ? null : await this.storedAlpn(msg.name)
         }
       },
       'acme-summary': () => this.summary()

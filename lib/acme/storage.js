@@ -17,6 +17,9 @@ const DIR_MODE = 0o700
  *   account.key            the ACME account's private key (made once)
  *   certificates/<name>/   cert.pem (the chain) and key.pem of one name
  *   locks/<name>.lock      who orders for the name, until when (lib/acme/lock.js)
+ *   challenges/<token>     the answer to an open http-01 challenge, and
+ *   challenges/<name>.alpn the certificate of an open tls-alpn-01 one, so that
+ *                          the instance the CA happens to reach answers it
  * Every file is written under a temporary name and renamed into place, so a
  * reader (another instance, or the next start) sees the old or the new file,
  * never half of one.
@@ -33,7 +36,7 @@ class AcmeStorage {
    * @returns {Promise<void>} the directory and its subdirectories exist (0700)
    */
   async prepare () {
-    for (const sub of ['', 'certificates', 'locks']) await fs.mkdir(path.join(this.dir, sub), { recursive: true, mode: DIR_MODE })
+    for (const sub of ['', 'certificates', 'locks', 'challenges']) await fs.mkdir(path.join(this.dir, sub), { recursive: true, mode: DIR_MODE })
   }
 
   /**
@@ -86,6 +89,29 @@ class AcmeStorage {
     await writeAtomic(path.join(dir, 'cert.pem'), cert)
   }
 
+  /**
+   * Publish (a string) or withdraw (null) the answer to a challenge.
+   * @param {string} id an http-01 token, or a name + ".alpn"
+   * @param {string|null} answer
+   */
+  async writeChallenge (id, answer) {
+    const file = this.challengeFile(id)
+    if (answer === null) await fs.rm(file, { force: true })
+    else await writeAtomic(file, answer)
+  }
+
+  /**
+   * @param {string} id
+   * @returns {Promise<string|null>} the answer another instance published, null when none
+   */
+  readChallenge (id) {
+    return readOrNull(this.challengeFile(id))
+  }
+
+  challengeFile (id) {
+    return path.join(this.dir, 'challenges', fileName(id))
+  }
+
   certificateDir (name) {
     return path.join(this.dir, 'certificates', fileName(name))
   }
@@ -98,7 +124,7 @@ class AcmeStorage {
 // Names are validated DNS names (lib/acme/names.js); this only keeps a
 // path component safe should one slip through.
 function fileName (name) {
-  return name.toLowerCase().replace(/[^a-z0-9.-]/g, '_')
+  return name.replace(/[^A-Za-z0-9._-]/g, '_')
 }
 
 async function readOrNull (file) {

@@ -58,7 +58,8 @@ class WorkerCertificates {
    * @returns {Promise<tls.SecureContext|null>}
    */
   async select (servername, validation) {
-    if (!this.served.has(servername) && !this.challenges.has(servername)) await this.lookup(servername)
+    // A validation may come for a challenge another instance of a fleet opened.
+    if (validation === true ? !this.challenges.has(servername) : !this.served.has(servername) && !this.challenges.has(servername)) await this.lookup(servername)
     const challenge = this.challenges.get(servername)
     if (challenge !== undefined && validation !== false) return challenge.context
     if (validation === true) return null
@@ -71,7 +72,7 @@ class WorkerCertificates {
     if (pending === undefined) {
       pending = this.coordinator.request('acme-lookup', { name }, { timeout: LOOKUP_TIMEOUT_MS }).then((answer) => {
         if (answer.cert !== null && !this.served.has(name)) this.install({ name, cert: answer.cert, key: answer.key })
-        if (answer.alpn !== null && !this.challenges.has(name)) this.challenge({ name, ...answer.alpn })
+        if (answer.alpn !== null) this.challenge({ name, ...answer.alpn })
       }, () => null).finally(() => this.lookups.delete(name))
       this.lookups.set(name, pending)
     }
