@@ -9,7 +9,7 @@ const { parseListenSpec, whenListening } = require('./listen')
 const { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRefused } = require('./client-error')
 const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
-const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
+const { secureServerOptions, createSniSelector, http2Settings, offerAcmeTls } = require('./tls/options')
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
 const { countBodyBytes } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
@@ -73,6 +73,7 @@ function createSecureServer (options, certificates) {
   } else {
     server = https.createServer({ ...tlsOptions, requireHostHeader: false, ServerResponse: Http1Response, ...httpLimitOptions(config) })
   }
+  offerAcmeTls(server, config)
   stateOf(server).sni = sni
   return server
 }

@@ -84,7 +84,10 @@ class AcmeClient {
           await answer.http(challenge.token, keyAuthorization)
           return
         }
-        const [alpnKey, alpnCert] = await acme.crypto.createAlpnCertificate(authz, keyAuthorization)
+        // An EC key like the certificates': OpenSSL keeps the default
+        // certificate's EC slot across the SNI switch and would prefer it
+        // to an RSA challenge certificate.
+        const [alpnKey, alpnCert] = await acme.crypto.createAlpnCertificate(authz, keyAuthorization, await acme.crypto.createPrivateEcdsaKey())
         await answer.alpn({ cert: String(alpnCert), key: String(alpnKey) })
       },
       challengeRemoveFn: async (authz, challenge) => {

@@ -50,9 +50,10 @@ class WorkerCertificates {
 
   /**
    * The context for a managed name: an open tls-alpn-01 challenge's to a
-   * validation (or to anyone while a challenge is open, when the protocol
-   * is unknown), else the certificate's, else null (none yet). A worker
-   * that holds neither asks the coordinator.
+   * validation, else the certificate's, else null (none yet). When the
+   * protocol is unknown (TLS 1.2) a name without a certificate gets the
+   * challenge's: there is nothing else to serve it. A worker that holds
+   * neither asks the coordinator.
    * @param {string} servername lower case
    * @param {boolean|null} validation whether the client negotiated acme-tls/1, null when unknown
    * @returns {Promise<tls.SecureContext|null>}
@@ -61,10 +62,10 @@ class WorkerCertificates {
     // A validation may come for a challenge another instance of a fleet opened.
     if (validation === true ? !this.challenges.has(servername) : !this.served.has(servername) && !this.challenges.has(servername)) await this.lookup(servername)
     const challenge = this.challenges.get(servername)
-    if (challenge !== undefined && validation !== false) return challenge.context
-    if (validation === true) return null
     const entry = this.served.get(servername)
-    return entry === undefined ? null : entry.context
+    if (validation === true) return challenge === undefined ? null : challenge.context
+    if (entry !== undefined) return entry.context
+    return validation === null && challenge !== undefined ? challenge.context : null
   }
 
   lookup (name) {

@@ -80,18 +80,36 @@ function createSniSelector (config, material, certificates) {
 
 /**
  * Whether the handshake is a tls-alpn-01 validation. Under TLS 1.3 the
- * protocol is chosen before the certificate, so the socket knows it; Node
- * has no public way to ask during the SNI callback, hence the guarded use
- * of its handle. Unknown (TLS 1.2, or a Node without it): null, and an open
- * challenge for the name is answered whoever asks.
+ * protocol is chosen before the certificate, so the socket knows it (none
+ * chosen: no validation); Node has no public way to ask for it during the
+ * SNI callback, hence the guarded use of its handle. Under TLS 1.2 the
+ * protocol comes later: unknown.
  * @param {tls.TLSSocket|undefined} socket
- * @returns {boolean|null}
+ * @returns {boolean|null} null when unknown
  */
 function offersAcmeTls (socket) {
   const handle = socket && socket._handle
   if (!handle || typeof handle.getALPNNegotiatedProtocol !== 'function') return null
   const protocol = handle.getALPNNegotiatedProtocol()
-  return typeof protocol === 'string' ? protocol === ACME_TLS_PROTOCOL : null
+  if (typeof protocol === 'string') return protocol === ACME_TLS_PROTOCOL
+  return socket.getProtocol() === 'TLSv1.3' ? false : null
+}
+
+/**
+ * With tls-alpn-01, add `acme-tls/1` to the protocols the server accepts:
+ * a client that offers only that one (the CA's validation) is otherwise
+ * refused with "no application protocol" before any certificate is sent.
+ * Browsers never offer it, so nobody else negotiates it. Node sets an
+ * HTTP/2 server's list itself and offers no public way to extend it, so
+ * the server's encoded list (length-prefixed names) is extended, when it
+ * is there in that form.
+ * @param {import('node:tls').Server} server
+ * @param {object} config
+ */
+function offerAcmeTls (server, config) {
+  if (!config.acme.enabled || config.acme.challenge !== 'tls-alpn-01' || !Buffer.isBuffer(server.ALPNProtocols)) return
+  const name = Buffer.from(ACME_TLS_PROTOCOL)
+  server.ALPNProtocols = Buffer.concat([server.ALPNProtocols, Buffer.from([name.length]), name])
 }
 
 /**
@@ -110,4 +128,4 @@ function http2Settings (config) {
   return settings
 }
 
-module.exports = { contextOptions, secureServerOptions, createSniSelector, http2Settings }
+module.exports = { contextOptions, secureServerOptions, createSniSelector, http2Settings, offerAcmeTls }

@@ -137,6 +137,28 @@ describe('automatic HTTPS against Pebble', { skip: skipWithout(...TOOLS) }, () =
     assert.doesNotMatch(again.output, /ordering a certificate/)
   })
 
+  it('obtains a certificate over tls-alpn-01 on the HTTP/2 server without a plain port, with no failed request across the switch', async (t) => {
+    const { ports, pebble, site, storage, standIn } = await setUp(t, {
+      acme: { challenge: 'tls-alpn-01' },
+      config: { enableHTTP2: true, disableNonEncryptedServer: true }
+    })
+    const svr = await startSvr(t, site.configFile)
+    const loop = tlsLoop(ports.https, NAME)
+    await svr.waitFor(/acme: acme-test\.example: certificate issued, valid until \S+; serving it/, 20000)
+    const issued = await storedFingerprint(storage)
+    await until(() => loop.seen.includes(issued))
+    await loop.stop()
+    assert.deepEqual(loop.failures, [])
+    assert.deepEqual(loop.seen, [standIn, issued])
+    assert.equal(pebble.orders(), 1)
+    assert.doesNotMatch(svr.output, /acme-challenge/)
+    // Browsers still get HTTP/2; acme-tls/1 without an open challenge gets the default certificate.
+    const browser = await handshake(ports.https, NAME, { ALPNProtocols: ['h2', 'http/1.1'] })
+    assert.equal(browser.protocol, 'h2')
+    assert.equal(browser.fingerprint, issued)
+    assert.equal((await handshake(ports.https, NAME, { ALPNProtocols: ['acme-tls/1'] })).fingerprint, standIn)
+  })
+
   it('answers http-01 tokens before forced HTTPS, auth on every path and forbidden dot paths', async (t) => {
     const { ports, pebble, site, storage } = await setUp(t, {
       config: {
