@@ -104,7 +104,7 @@ describe('automatic HTTPS against Pebble', { skip: skipWithout(...TOOLS) }, () =
   before(() => requireTools(null, ...TOOLS))
 
   it('obtains a certificate over http-01 and every worker serves it, with no failed request across the switch', async (t) => {
-    const { ports, pebble, site, storage, standIn } = await setUp(t)
+    const { ports, pebble, site, storage, standIn } = await setUp(t, { config: { metricsPath: '/metrics' } })
     const svr = await startSvr(t, site.configFile)
     const loop = tlsLoop(ports.https, NAME)
     await svr.waitFor(/acme: acme-test\.example: certificate issued, valid until \S+; serving it/, 20000)
@@ -120,6 +120,10 @@ describe('automatic HTTPS against Pebble', { skip: skipWithout(...TOOLS) }, () =
     assert.match(served.issuer, /^Pebble Intermediate CA /)
     assert.equal(served.subjectAltName, 'DNS:' + NAME)
     assert.equal(pebble.orders(), 1)
+    const notAfter = Date.parse(new crypto.X509Certificate(await fs.readFile(path.join(storage, 'certificates', NAME, 'cert.pem'))).validTo)
+    const metrics = (await httpsRequest(ports.https, '/metrics', { servername: NAME, headers: { host: NAME } })).body.split('\n')
+    assert.ok(metrics.includes('svr_acme_certificate_expiry_timestamp_seconds{name="acme-test.example"} ' + notAfter / 1000), metrics.join('\n'))
+    assert.ok(metrics.includes('svr_acme_orders_total{result="issued"} 1'))
     // Keys readable by the service user only.
     for (const file of ['account.key', 'certificates/' + NAME + '/key.pem', 'certificates/' + NAME + '/cert.pem']) {
       assert.equal((await fs.stat(path.join(storage, file))).mode & 0o777, 0o600, file)
@@ -219,14 +223,32 @@ describe('automatic HTTPS against Pebble', { skip: skipWithout(...TOOLS) }, () =
     assert.equal(svr.exitInfo, null)
   })
 
-  it('logs what the CA refuses, and serves the stand-in meanwhile', async (t) => {
-    const { ports, site } = await setUp(t, { pebble: { blocked: ['blocked.example'] }, acme: { names: ['blocked.example'], retryDelay: 60000 } })
+  it('logs what the CA refuses, serves the stand-in meanwhile, and shows the failure in the metrics and on the status page', async (t) => {
+    const { ports, site } = await setUp(t, {
+      pebble: { blocked: ['blocked.example'] },
+      acme: { names: ['blocked.example'], retryDelay: 60000 },
+      config: { metricsPath: '/metrics' }
+    })
     const svr = await startSvr(t, site.configFile, { args: ['--single-threaded'] })
     const match = await svr.waitFor(/acme: blocked\.example: order failed \(attempt 1\): ([^\n]*); retrying in 60 s\n/, 20000)
     assert.match(match[1], /blocked\.example/)
     assert.match(match[1], /policy/)
-    const res = await httpsRequest(ports.https, '/index.html', { servername: 'blocked.example', headers: { host: 'blocked.example' } })
+    const get = (target) => httpsRequest(ports.https, target, { servername: 'blocked.example', headers: { host: 'blocked.example' } })
+    const res = await get('/index.html')
     assert.equal(res.status, 200)
+    const metrics = (await get('/metrics')).body.split('\n')
+    for (const line of [
+      'svr_acme_certificate_expiry_timestamp_seconds{name="blocked.example"} 0',
+      'svr_acme_orders_total{result="issued"} 0',
+      'svr_acme_orders_total{result="failed"} 1',
+      'svr_acme_failures{name="blocked.example"} 1'
+    ]) assert.ok(metrics.includes(line), line)
+    const status = await get('/svrjsstatus.svr')
+    assert.equal(status.status, 200)
+    const row = status.body.match(/<table id="certificates">.*?<tbody><tr><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>in \d/)
+    assert.ok(row, status.body)
+    assert.deepEqual(row.slice(1, 4), ['blocked.example', 'none yet', '1'])
+    assert.match(row[4], /blocked\.example/)
   })
 
   it('fails the handshake for a name without a certificate when there is no default one', async (t) => {
