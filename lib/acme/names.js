@@ -54,21 +54,29 @@ function acmeProblems (data) {
     problems.push('/acme/agreeToTerms: must be true: the certificate authority issues certificates only to accounts that accept its terms of service (read them at ' + acme.directoryUrl + ')')
   }
   if (typeof acme.email === 'string' && acme.email !== '' && !EMAIL.test(acme.email)) problems.push('/acme/email: must be an e-mail address such as "admin@example.com"')
-  problems.push(...directoryProblems(acme))
-  if (Array.isArray(acme.names)) {
-    acme.names.forEach((name, i) => {
-      const problem = typeof name === 'string' ? nameProblem(name) : null
-      if (problem !== null) problems.push('/acme/names/' + i + ': ' + JSON.stringify(name) + ' ' + problem)
-    })
-    if (acme.names.length === 0) problems.push('/acme/names: must name at least one host name')
-  } else if (acme.names === null && typeof data.domain === 'string' && data.sni !== null && typeof data.sni === 'object') {
-    const names = acmeNames(data)
-    if (names.length === 0) problems.push('/acme/names: no names to certify: set "domain", "sni" names or "acme.names"')
-    if (data.domain !== '' && nameProblem(data.domain) !== null) problems.push('/domain: ' + JSON.stringify(data.domain) + ' ' + nameProblem(data.domain) + ' (automatic HTTPS certifies it; set "acme.names" to choose others)')
-  }
+  problems.push(...directoryProblems(acme), ...namesProblems(data))
   if (acme.storageDirectory === null && data.stateDirectory === null) {
     problems.push('/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"')
   }
+  return problems
+}
+
+function namesProblems (data) {
+  const { names } = data.acme
+  const problems = []
+  if (Array.isArray(names)) {
+    names.forEach((name, i) => {
+      const problem = typeof name === 'string' ? nameProblem(name) : null
+      if (problem !== null) problems.push('/acme/names/' + i + ': ' + JSON.stringify(name) + ' ' + problem)
+    })
+    if (names.length === 0) problems.push('/acme/names: must name at least one host name')
+    return problems
+  }
+  // Invalid domain or sni values have their own schema messages.
+  if (names !== null || typeof data.domain !== 'string' || data.sni === null || typeof data.sni !== 'object') return problems
+  if (acmeNames(data).length === 0) problems.push('/acme/names: no names to certify: set "domain", "sni" names or "acme.names"')
+  const domainProblem = data.domain === '' ? null : nameProblem(data.domain)
+  if (domainProblem !== null) problems.push('/domain: ' + JSON.stringify(data.domain) + ' ' + domainProblem + ' (automatic HTTPS certifies it; set "acme.names" to choose others)')
   return problems
 }
 

@@ -187,7 +187,7 @@ async function checkAcme (file, config) {
     // X509Certificate parses the first certificate of the file, and throws without one.
     const text = await fs.readFile(acme.caBundle, 'utf8')
     tls.createSecureContext({ ca: text })
-    new crypto.X509Certificate(text) // eslint-disable-line no-new
+    new crypto.X509Certificate(text)
   } catch (err) {
     throw invalidConfig(file, ['/acme/caBundle: ' + acme.caBundle + ' is not a readable PEM file of certificates (' + (err.code || err.message) + ')'])
   }
