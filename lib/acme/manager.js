@@ -120,7 +120,9 @@ class CertificateManager {
     state.nextCheck = Date.now() + delay
     state.timer = setTimeout(() => {
       state.timer = null
-      this.check(name).catch((err) => this.log.error('acme: ' + name + ': check failed: ' + err.message))
+      // Storage that cannot be read or written fails the attempt like the
+      // CA would, and is retried the same way.
+      this.check(name).catch((err) => this.failed(name, state, err, this.certificates.has(name)))
     }, delay)
     // The manager never keeps a process alive that is otherwise done.
     state.timer.unref()

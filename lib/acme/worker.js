@@ -5,6 +5,10 @@ const tls = require('node:tls')
 // How long a handshake waits for the coordinator to say whether a name has
 // a certificate (a worker forked after the certificate arrived asks once).
 const LOOKUP_TIMEOUT_MS = 2000
+// After the coordinator said a name has nothing yet, handshakes for it do
+// not ask again for this long: the coordinator pushes the certificate when
+// it comes, and this only covers a worker that was not ready for the push.
+const LOOKUP_AGAIN_MS = 5000
 // The protocol of a tls-alpn-01 validation (RFC 8737).
 const ACME_TLS_PROTOCOL = 'acme-tls/1'
 
@@ -28,6 +32,8 @@ class WorkerCertificates {
     this.challenges = new Map()
     // name -> the coordinator lookup in flight, so a burst of handshakes asks once.
     this.lookups = new Map()
+    // name -> when the coordinator last answered that it has nothing for it.
+    this.missed = new Map()
   }
 
   /**
@@ -60,7 +66,7 @@ class WorkerCertificates {
    */
   async select (servername, validation) {
     // A validation may come for a challenge another instance of a fleet opened.
-    if (validation === true ? !this.challenges.has(servername) : !this.served.has(servername) && !this.challenges.has(servername)) await this.lookup(servername)
+    if (validation === true ? !this.challenges.has(servername) : !this.served.has(servername) && !this.challenges.has(servername)) await this.lookup(servername, validation === true)
     const challenge = this.challenges.get(servername)
     const entry = this.served.get(servername)
     if (validation === true) return challenge === undefined ? null : challenge.context
@@ -68,12 +74,17 @@ class WorkerCertificates {
     return validation === null && challenge !== undefined ? challenge.context : null
   }
 
-  lookup (name) {
+  // A validation always asks: its challenge may be minutes younger than the last answer.
+  lookup (name, always) {
+    const missed = this.missed.get(name)
+    if (!always && missed !== undefined && Date.now() - missed < LOOKUP_AGAIN_MS) return Promise.resolve()
     let pending = this.lookups.get(name)
     if (pending === undefined) {
       pending = this.coordinator.request('acme-lookup', { name }, { timeout: LOOKUP_TIMEOUT_MS }).then((answer) => {
         if (answer.cert !== null && !this.served.has(name)) this.install({ name, cert: answer.cert, key: answer.key })
         if (answer.alpn !== null) this.challenge({ name, ...answer.alpn })
+        if (answer.cert === null && answer.alpn === null) this.missed.set(name, Date.now())
+        else this.missed.delete(name)
       }, () => null).finally(() => this.lookups.delete(name))
       this.lookups.set(name, pending)
     }
