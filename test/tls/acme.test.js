@@ -139,6 +139,13 @@ describe('automatic HTTPS against Pebble', { skip: skipWithout(...TOOLS) }, () =
     assert.equal((await handshake(ports.https, NAME)).fingerprint, issued)
     assert.equal(pebble.orders(), 1)
     assert.doesNotMatch(again.output, /ordering a certificate/)
+
+    // Nor does a reload: its new workers get the certificate from the coordinator.
+    const mark = again.output.length
+    again.signal('SIGHUP')
+    await again.waitFor(/reload applied/, 20000, mark)
+    for (let i = 0; i < 10; i++) assert.equal((await handshake(ports.https, NAME)).fingerprint, issued)
+    assert.equal(pebble.orders(), 1)
   })
 
   it('obtains a certificate over tls-alpn-01 on the HTTP/2 server without a plain port, with no failed request across the switch', async (t) => {
