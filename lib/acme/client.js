@@ -5,6 +5,7 @@ const https = require('node:https')
 const tls = require('node:tls')
 const acme = require('acme-client')
 const axios = require('axios')
+const { svrError } = require('../errors')
 
 // Every request to the CA gives up after this long, so that a CA that
 // accepts the connection and never answers cannot hold an order (and its
@@ -61,7 +62,7 @@ class AcmeClient {
       // registered again with the same key on the next attempt.
       this.client = null
       if (this.networkError === null) throw err
-      throw new Error('cannot reach the CA: ' + (this.networkError.code || this.networkError.message), { cause: err })
+      throw svrError('SVR_ERR_ACME_UNREACHABLE', [this.networkError.code || this.networkError.message], { cause: err })
     }
   }
 
@@ -79,7 +80,7 @@ class AcmeClient {
       // process may not reach its own public address.
       skipChallengeVerification: true,
       challengeCreateFn: async (authz, challenge, keyAuthorization) => {
-        if (challenge.type !== type) throw new Error('the CA offers no ' + type + ' challenge for ' + name)
+        if (challenge.type !== type) throw svrError('SVR_ERR_ACME_CHALLENGE', [type, name])
         if (type === 'http-01') {
           await answer.http(challenge.token, keyAuthorization)
           return

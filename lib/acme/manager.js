@@ -4,7 +4,7 @@ const crypto = require('node:crypto')
 const os = require('node:os')
 const { AcmeStorage, certificateDates } = require('./storage')
 const { OrderLock } = require('./lock')
-const { AcmeClient } = require('./client')
+const { svrError } = require('../errors')
 
 const DAY_MS = 24 * 60 * 60 * 1000
 // Even with nothing due, every name is checked this often: a certificate
@@ -72,6 +72,9 @@ class CertificateManager {
     this.acme = acme.enabled ? acme : null
     if (this.acme === null) return
     this.storage = new AcmeStorage(acme.storageDirectory)
+    // Required only when used: acme-client and its crypto take the better
+    // part of a second to load, which a server without it never pays.
+    const { AcmeClient } = require('./client')
     this.client = new AcmeClient(acme, this.storage, this.log)
     this.loaded = this.loadStored()
     this.loaded.then(() => {
@@ -206,7 +209,7 @@ class CertificateManager {
     state.failures++
     state.lastError = caError(err)
     const delay = Math.min(this.acme.retryDelay * 2 ** (state.failures - 1), BACKOFF_MAX_MS)
-    this.log.error('acme: ' + name + ': order failed (attempt ' + state.failures + '): ' + state.lastError +
+    this.log.error(svrError('SVR_ERR_ACME_ORDER', [name, state.failures, state.lastError]).message +
       '; retrying in ' + Math.round(delay / 1000) + ' s' + (renewing ? '; the current certificate keeps serving' : ''))
     this.schedule(name, delay)
   }
