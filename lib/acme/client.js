@@ -61,7 +61,9 @@ class AcmeClient {
       // A CA that forgot the account (a test CA restarted) gets it
       // registered again with the same key on the next attempt.
       this.client = null
-      if (this.networkError === null) throw err
+      // Only the library's TypeError stands for a request without a
+      // response; a CA's refusal after a retried blip keeps its own words.
+      if (this.networkError === null || !(err instanceof TypeError)) throw err
       throw svrError('SVR_ERR_ACME_UNREACHABLE', [this.networkError.code || this.networkError.message], { cause: err })
     }
   }

@@ -1,6 +1,6 @@
 'use strict'
 
-// RFC 8555 §8.3: the CA fetches http://<name>/.well-known/acme-challenge/<token>.
+// RFC 8555 (http-01): the CA fetches http://<name>/.well-known/acme-challenge/<token>.
 const PREFIX = '/.well-known/acme-challenge/'
 // A token is base64url; anything else is no token of ours.
 const TOKEN = /^[A-Za-z0-9_-]{1,256}$/
