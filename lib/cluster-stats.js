@@ -16,17 +16,19 @@ const QUERY_TIMEOUT_MS = 2000
  *   `started`: when the server (the coordinator) started, ms since the epoch;
  *   `primary`: worker restarts and reloads (lib/metrics/primary.js), null when unknown;
  *   `complete`: false when the coordinator did not answer and only this
- *   worker's counters are shown; `stats` is null for a worker that did not answer
+ *   worker's counters are shown; `stats` is null for a worker that did not answer;
+ *   `certificates`: the names of automatic HTTPS (lib/acme/manager.js summary)
  */
 function collectStats (runtime) {
   return runtime.coordinator.request('stats-query', {}, { timeout: QUERY_TIMEOUT_MS }).then(
-    (reply) => ({ started: reply.started, complete: true, primary: reply.primary || null, workers: reply.workers }),
+    (reply) => ({ started: reply.started, complete: true, primary: reply.primary || null, workers: reply.workers, certificates: reply.certificates || [] }),
     async () => ({
       started: processStart(),
       complete: false,
       // Without an answer from the coordinator its counters are unknown.
       primary: null,
-      workers: [{ slot: runtime.slot, pid: process.pid, stats: await fullSnapshot(runtime) }]
+      workers: [{ slot: runtime.slot, pid: process.pid, stats: await fullSnapshot(runtime) }],
+      certificates: []
     }))
 }
 
@@ -52,7 +54,12 @@ function processStart () {
 function statsServices (coordinator) {
   const started = processStart()
   return {
-    'stats-query': async () => ({ started, primary: coordinator.counters.snapshot(), workers: await coordinator.askEvery('stats-collect', COLLECT_DEADLINE_MS) })
+    'stats-query': async () => ({
+      started,
+      primary: coordinator.counters.snapshot(),
+      workers: await coordinator.askEvery('stats-collect', COLLECT_DEADLINE_MS),
+      certificates: coordinator.acme.summary()
+    })
   }
 }
 

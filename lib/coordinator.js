@@ -7,6 +7,7 @@ const { statsServices } = require('./cluster-stats')
 const { metricsServices } = require('./metrics/query')
 const { throttleServices } = require('./auth/cluster-throttle')
 const { PrimaryCounters } = require('./metrics/primary')
+const { CertificateManager } = require('./acme/manager')
 
 /**
  * What the workers share: the services the primary answers for all of
@@ -25,13 +26,25 @@ class Coordinator {
     this.log = log
     this.targets = targets
     this.counters = counters
+    // Automatic HTTPS: certificates for the workers, answers to challenges.
+    this.acme = new CertificateManager(this)
     // The one table of cluster-wide services: act -> service(msg, from).
     this.services = {
       ...throttleServices(this),
       ...statsServices(this),
-      ...metricsServices(this)
+      ...metricsServices(this),
+      ...this.acme.services()
     }
     this.table = serve(this.services)
+  }
+
+  /**
+   * Take the configuration in use (at start and after every reload): the
+   * services that depend on it (automatic HTTPS) follow it.
+   * @param {object} options runtime options
+   */
+  configure (options) {
+    this.acme.configure(options)
   }
 
   /**

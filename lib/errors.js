@@ -9,6 +9,9 @@ const { format } = require('node:util')
  * same codes, and test/unit/errors.test.js keeps the two in step.
  */
 const CODES = {
+  SVR_ERR_ACME_CHALLENGE: { message: 'the CA offers no %s challenge for %s' },
+  SVR_ERR_ACME_ORDER: { message: 'acme: %s: order failed (attempt %d): %s' },
+  SVR_ERR_ACME_UNREACHABLE: { message: 'cannot reach the CA: %s' },
   SVR_ERR_BAD_FLAG: { message: 'unknown command-line flag: %s' },
   SVR_ERR_CONFIG_INVALID: { message: '%s: configuration is invalid' },
   SVR_ERR_CONFIG_PARSE: { message: '%s: invalid JSON: %s' },

@@ -5,6 +5,7 @@ const { createFileStore } = require('./file-store')
 const { createResponder } = require('./respond')
 const { createSiteResolver } = require('./site')
 const { serverString } = require('./version')
+const { createAcmeChallengeStage } = require('./stages/acme-challenge')
 const { createHeadersStage } = require('./stages/headers')
 const { createHealthStage } = require('./stages/health')
 const { createRequestTargetStage } = require('./stages/request-target')
@@ -36,6 +37,8 @@ const { Lifecycle } = require('./lifecycle')
  * stage nothing to do, so that it costs nothing per request.
  */
 const STAGES = [
+  // Automatic HTTPS's http-01 tokens: no site rule may keep the CA from them.
+  createAcmeChallengeStage,
   createHeadersStage, // Server and customHeaders first, so every answer carries them
   createHealthStage, // load balancers' checks never depend on the site's rules
   createRequestTargetStage,

@@ -2,6 +2,7 @@
 
 const { loadConfig } = require('./config/load')
 const { checkWebroot } = require('./config/webroot')
+const { checkAcme } = require('./acme/storage')
 const { configErrorLines } = require('./config-report')
 const { readTlsMaterial } = require('./tls/material')
 const { checkScript } = require('./script/check')
@@ -35,6 +36,7 @@ async function prepareReload (options, args, log) {
     const warn = (line) => log.warn(options.configFile + ': ' + line)
     config = withOverrides(await loadConfig(options.configFile, { installDir: options.installDir, warn }), args)
     await checkWebroot(options.configFile, config)
+    await checkAcme(options.configFile, config)
   } catch (err) {
     for (const line of configErrorLines(err, options.configFile)) log.error(line)
     return refuse(log, 'the old configuration stays in use')

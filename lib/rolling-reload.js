@@ -44,6 +44,7 @@ async function applyReload (supervisor) {
   setTimeout(supervisor.prepared.remove, config.shutdownTimeout).unref()
   supervisor.prepared = prepared
   supervisor.options = options
+  supervisor.coordinator.configure(options)
   // The retiring workers hold their own descriptors until they stop accepting.
   supervisor.sockets.release(configsInUse(supervisor))
   await supervisor.logs.configure(options, null).catch((err) => log.error('cannot open the log files:', err.message))

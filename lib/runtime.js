@@ -7,6 +7,7 @@ const { createMetrics, ProcessMetrics, activeConnections } = require('./metrics/
 const { WorkerBalance } = require('./balance/worker')
 const { RequestStats } = require('./stats')
 const { SiteChromes } = require('./script/site-chrome')
+const { WorkerCertificates } = require('./acme/worker')
 
 /**
  * What one worker holds besides its pipeline: its logger and log files, its
@@ -43,6 +44,8 @@ class Runtime {
     this.siteChromes = new SiteChromes(log)
     // The servers whose connections the status page and metrics count.
     this.servers = null
+    // The certificates automatic HTTPS hands this worker (lib/acme/).
+    this.certificates = new WorkerCertificates(coordinator)
   }
 
   /**
@@ -106,7 +109,9 @@ class Runtime {
       'stats-collect': () => fullSnapshot(this),
       'metrics-collect': () => this.metricsSnapshot(),
       blocklist: (msg) => this.blocklist.set(msg.entries),
-      'fair-share': (msg) => this.balance.share(msg)
+      'fair-share': (msg) => this.balance.share(msg),
+      'acme-install': (msg) => this.certificates.install(msg),
+      'acme-alpn': (msg) => this.certificates.challenge(msg)
     }
   }
 }

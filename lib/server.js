@@ -8,7 +8,7 @@ const { createPipeline } = require('./pipeline')
 const { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRefused } = require('./client-error')
 const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
-const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
+const { secureServerOptions, createSniSelector, http2Settings, offerAcmeTls } = require('./tls/options')
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
 const { countBodyBytes } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
@@ -42,7 +42,7 @@ function createServers (options, runtime) {
     log.warn('enableHTTP2 needs secure: browsers speak HTTP/2 only over TLS, so this server speaks HTTP/1.1')
   }
   if (config.secure && config.enableOCSPStapling) log.warn('enableOCSPStapling is not supported; handshakes go without stapled OCSP responses')
-  const main = config.secure ? createSecureServer(options) : createPlainServer(config)
+  const main = config.secure ? createSecureServer(options, runtime.certificates) : createPlainServer(config)
   const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
   const pipeline = createPipeline(options, runtime)
   const servers = { main, plain, mods: pipeline.mods, lifecycle: pipeline.lifecycle }
@@ -55,9 +55,9 @@ function createPlainServer (config) {
   return http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
 }
 
-function createSecureServer (options) {
+function createSecureServer (options, certificates) {
   const { config } = options
-  const sni = createSniSelector(config, options.tls)
+  const sni = createSniSelector(config, options.tls, certificates)
   const tlsOptions = secureServerOptions(config, options.tls, sni)
   let server
   if (config.enableHTTP2) {
@@ -72,6 +72,7 @@ function createSecureServer (options) {
   } else {
     server = https.createServer({ ...tlsOptions, requireHostHeader: false, ...httpLimitOptions(config) })
   }
+  offerAcmeTls(server, config)
   stateOf(server).sni = sni
   return server
 }

@@ -79,6 +79,7 @@ class Supervisor {
       this.fatal(listenError(err))
       return
     }
+    this.coordinator.configure(this.options)
     const count = this.launcher.count(config)
     this.log.info('svr starting: ' + count + ' worker(s), config ' + this.options.configFile +
       ', webroot ' + config.wwwroot)

@@ -9,6 +9,7 @@ const { parseListenSpec } = require('../listen')
 const { parseRegexString } = require('./regex')
 const { deepFreeze } = require('../util/deep-freeze')
 const { tolerateLegacyValues, legacyBehaviourWarnings } = require('./tolerate')
+const { acmeProblems, acmeNames } = require('../acme/names')
 const schema = require('./schema.json')
 
 // lib/config/load.js lives two levels below the install directory.
@@ -183,10 +184,12 @@ function lineColumn (text, position) {
 function semanticProblems (data) {
   const min = TLS_ORDER.indexOf(data.tlsMinVersion)
   const max = TLS_ORDER.indexOf(data.tlsMaxVersion)
+  const problems = []
   if (min !== -1 && max !== -1 && min > max) {
-    return ['/tlsMinVersion: must not be newer than tlsMaxVersion (' + data.tlsMinVersion + ' > ' + data.tlsMaxVersion + ')']
+    problems.push('/tlsMinVersion: must not be newer than tlsMaxVersion (' + data.tlsMinVersion + ' > ' + data.tlsMaxVersion + ')')
   }
-  return []
+  problems.push(...acmeProblems(data))
+  return problems
 }
 
 function finish (config, given, configDir, installDir) {
@@ -202,9 +205,20 @@ function finish (config, given, configDir, installDir) {
     entry.cert = path.resolve(configDir, entry.cert)
     entry.key = path.resolve(configDir, entry.key)
   }
+  resolveAcme(config, configDir)
   config.port = resolveSocketPath(config.port, configDir)
   config.sport = resolveSocketPath(config.sport, configDir)
   return config
+}
+
+// The loaded configuration holds the names to certify, the absolute storage
+// directory and CA bundle, so no reader has to work them out again.
+function resolveAcme (config, configDir) {
+  const { acme } = config
+  acme.names = acmeNames(config)
+  if (acme.storageDirectory !== null) acme.storageDirectory = path.resolve(configDir, acme.storageDirectory)
+  else if (config.stateDirectory !== null) acme.storageDirectory = path.resolve(configDir, config.stateDirectory, 'acme')
+  if (acme.caBundle !== null) acme.caBundle = path.resolve(configDir, acme.caBundle)
 }
 
 function resolveSocketPath (value, configDir) {

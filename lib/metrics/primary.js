@@ -78,12 +78,13 @@ function primaryMetrics (rows, counters) {
  * append the primary's.
  * @param {Array<{slot: number|string, stats: object[]|null}>} rows
  * @param {PrimaryCounters} counters
+ * @param {object[]} [coordinatorSeries] series the coordinator's services keep (svr_acme_*)
  * @returns {Promise<string>} Prometheus text exposition format
  */
-function renderMetrics (rows, counters) {
+function renderMetrics (rows, counters, coordinatorSeries = []) {
   const { AggregatorRegistry } = require('prom-client')
   const sets = rows.filter((row) => Array.isArray(row.stats)).map((row) => row.stats)
-  sets.push(primaryMetrics(rows, counters))
+  sets.push([...primaryMetrics(rows, counters), ...coordinatorSeries])
   return AggregatorRegistry.aggregate(sets).metrics()
 }
 

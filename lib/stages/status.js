@@ -96,7 +96,20 @@ function renderPage (page, req, result) {
     '</dl><h2>Workers</h2><table><thead><tr><th>Slot</th><th>PID</th><th>Requests</th><th>4xx</th><th>5xx</th>' +
     '<th>RSS</th><th>CPU time</th><th>CPU</th><th>Uptime</th><th>Connections</th><th>Bytes sent</th></tr></thead><tbody>' +
     result.workers.map((worker) => workerRow(worker, now)).join('') +
-    '</tbody></table><footer><em>' + escapeHtml(page.serverString) + '</em></footer></body></html>\n'
+    '</tbody></table>' + certificateTable(result.certificates || [], now) + '<footer><em>' + escapeHtml(page.serverString) + '</em></footer></body></html>\n'
+}
+
+// Automatic HTTPS: one row per name, with the CA's last error while
+// orders fail.
+function certificateTable (certificates, now) {
+  if (certificates.length === 0) return ''
+  return '<h2>Certificates (automatic HTTPS)</h2><table id="certificates"><thead><tr><th>Name</th><th>Expires</th>' +
+    '<th>Failed orders in a row</th><th>Last error</th><th>Next check</th></tr></thead><tbody>' +
+    certificates.map((row) => '<tr><td>' + escapeHtml(row.name) + '</td><td>' +
+      (row.notAfter === null ? 'none yet' : new Date(row.notAfter).toISOString() + ' (in ' + formatDuration(row.notAfter - now) + ')') +
+      '</td><td>' + row.failures + '</td><td>' + (row.lastError === null ? '-' : escapeHtml(row.lastError)) + '</td><td>' +
+      (row.nextCheck === null ? '-' : 'in ' + formatDuration(Math.max(0, row.nextCheck - now))) + '</td></tr>').join('') +
+    '</tbody></table>'
 }
 
 function item (id, label, value) {

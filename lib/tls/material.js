@@ -11,16 +11,29 @@ const { svrError, readFailure } = require('../errors')
  * and a broken certificate refuses the reload while the running workers
  * keep serving with the old one.
  * @param {object} config the loaded configuration (absolute paths)
- * @returns {Promise<{cert: string, key: string, sni: Object<string, {cert: string, key: string}>}>}
+ * @returns {Promise<{cert: string|null, key: string|null, sni: Object<string, {cert: string, key: string}>}>}
+ *   cert and key null when automatic HTTPS is on and neither file exists
  * @throws {SvrError} SVR_ERR_TLS_FILE naming the configuration key and the file
  */
 async function readTlsMaterial (config) {
-  const main = await readPair(config, 'cert', 'key')
+  const main = await readDefaultPair(config)
   const sni = {}
   for (const name of Object.keys(config.sni)) {
     sni[name] = await readPair(config.sni[name], 'sni[' + JSON.stringify(name) + '].cert', 'sni[' + JSON.stringify(name) + '].key')
   }
   return { cert: main.cert, key: main.key, sni }
+}
+
+// With automatic HTTPS the default certificate is optional: without its
+// files a handshake for a name that has no certificate yet fails
+// (docs/https.md), and the server starts all the same.
+async function readDefaultPair (config) {
+  if (config.acme.enabled && !(await exists(config.cert)) && !(await exists(config.key))) return { cert: null, key: null }
+  return readPair(config, 'cert', 'key')
+}
+
+function exists (file) {
+  return fs.access(file).then(() => true, () => false)
 }
 
 async function readPair (entry, certLabel, keyLabel) {

@@ -1,6 +1,7 @@
 'use strict'
 
 const { createSniTable } = require('./sni')
+const { ACME_TLS_PROTOCOL } = require('../acme/worker')
 
 // Node's HTTP/2 default lets a client open 2^32-1 streams at once.
 const HTTP2_DEFAULTS = { maxConcurrentStreams: 100 }
@@ -33,32 +34,78 @@ function contextOptions (config) {
 function secureServerOptions (config, material, sni) {
   const options = {
     ...contextOptions(config),
-    cert: material.cert,
-    key: material.key,
     requestCert: config.useClientCertificate,
     rejectUnauthorized: config.useClientCertificate && config.rejectUnauthorizedClientCertificates,
     // A client that never finishes its handshake holds a connection like a
     // slow header does.
     handshakeTimeout: config.headersTimeout
   }
+  // Without a default certificate (automatic HTTPS before its first one) a
+  // handshake that the SNI callback finds nothing for fails.
+  if (material.cert !== null) Object.assign(options, { cert: material.cert, key: material.key })
   if (sni !== undefined) options.SNICallback = sni.select
   return options
 }
 
 /**
+/**
  * The server's SNICallback. A reload starts new workers, whose servers get
- * their own.
+ * their own. Names that automatic HTTPS manages take its certificate first.
  * @param {object} config
  * @param {{sni: object}} material
+ * @param {import('../acme/worker').WorkerCertificates} certificates the worker's automatic HTTPS certificates
  * @returns {{select: (servername: string, callback: Function) => void}}
  */
-function createSniSelector (config, material) {
-  const table = Object.keys(material.sni).length === 0 ? null : createSniTable(material.sni, contextOptions(config))
-  // No match keeps the server's default certificate.
+function createSniSelector (config, material, certificates) {
+  const options = contextOptions(config)
+  const table = Object.keys(material.sni).length === 0 ? null : createSniTable(material.sni, options)
+  certificates.configure(config, options)
+  // No match keeps the server's default certificate. Called by Node with
+  // the TLS socket as `this`.
   function select (servername, callback) {
-    callback(null, table === null ? undefined : table.lookup(servername) || undefined)
+    const name = servername.toLowerCase()
+    const configured = table === null ? undefined : table.lookup(name) || undefined
+    if (!certificates.manages(name)) {
+      callback(null, configured)
+      return
+    }
+    certificates.select(name, offersAcmeTls(this)).then((context) => callback(null, context || configured), callback)
   }
   return { select }
+}
+
+/**
+ * Whether the handshake is a tls-alpn-01 validation. Under TLS 1.3 the
+ * protocol is chosen before the certificate, so the socket knows it (none
+ * chosen: no validation); Node has no public way to ask for it during the
+ * SNI callback, hence the guarded use of its handle. Under TLS 1.2 the
+ * protocol comes later: unknown.
+ * @param {tls.TLSSocket|undefined} socket
+ * @returns {boolean|null} null when unknown
+ */
+function offersAcmeTls (socket) {
+  const handle = socket && socket._handle
+  if (!handle || typeof handle.getALPNNegotiatedProtocol !== 'function') return null
+  const protocol = handle.getALPNNegotiatedProtocol()
+  if (typeof protocol === 'string') return protocol === ACME_TLS_PROTOCOL
+  return socket.getProtocol() === 'TLSv1.3' ? false : null
+}
+
+/**
+ * With tls-alpn-01, add `acme-tls/1` to the protocols the server accepts:
+ * a client that offers only that one (the CA's validation) is otherwise
+ * refused with "no application protocol" before any certificate is sent.
+ * Browsers never offer it, so nobody else negotiates it. Node sets an
+ * HTTP/2 server's list itself and offers no public way to extend it, so
+ * the server's encoded list (length-prefixed names) is extended, when it
+ * is there in that form.
+ * @param {import('node:tls').Server} server
+ * @param {object} config
+ */
+function offerAcmeTls (server, config) {
+  if (!config.acme.enabled || config.acme.challenge !== 'tls-alpn-01' || !Buffer.isBuffer(server.ALPNProtocols)) return
+  const name = Buffer.from(ACME_TLS_PROTOCOL)
+  server.ALPNProtocols = Buffer.concat([server.ALPNProtocols, Buffer.from([name.length]), name])
 }
 
 /**
@@ -77,4 +124,4 @@ function http2Settings (config) {
   return settings
 }
 
-module.exports = { contextOptions, secureServerOptions, createSniSelector, http2Settings }
+module.exports = { contextOptions, secureServerOptions, createSniSelector, http2Settings, offerAcmeTls }

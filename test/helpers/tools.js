@@ -3,6 +3,7 @@
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const net = require('node:net')
+const os = require('node:os')
 const path = require('node:path')
 
 // Under CI (any non-empty CI) every tool below is installed by .ci/run, so
@@ -30,12 +31,40 @@ const TOOLS = {
 }
 
 /**
- * Where a program is on PATH (the way a shell finds it), or null.
+ * Programs that are no Debian package, built from Go modules with `go
+ * install` (.ci/run installs exactly these), by name.
+ */
+const GO_TOOLS = {
+  pebble: 'github.com/letsencrypt/pebble/v2/cmd/pebble@v2.10.1',
+  'pebble-challtestsrv': 'github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@v2.10.1'
+}
+
+// Where `go install` puts programs and keeps module sources, without
+// asking the go command (which need not be on PATH): $GOBIN, else
+// $GOPATH/bin, with GOPATH defaulting to ~/go.
+function goPath () {
+  return (process.env.GOPATH || path.join(os.homedir(), 'go')).split(path.delimiter)[0]
+}
+
+/**
+ * The directory of a Go module's source in the module cache.
+ * @param {string} module "path@version", as in GO_TOOLS without the command part
+ * @returns {string}
+ */
+function goModuleDir (module) {
+  return path.join(process.env.GOMODCACHE || path.join(goPath(), 'pkg', 'mod'), module)
+}
+
+/**
+ * Where a program is on PATH (the way a shell finds it), or null. A Go
+ * tool is also found where `go install` puts it.
  * @param {string} name
  * @returns {string|null}
  */
 function which (name) {
-  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+  const dirs = (process.env.PATH || '').split(path.delimiter)
+  if (Object.hasOwn(GO_TOOLS, name)) dirs.push(process.env.GOBIN || path.join(goPath(), 'bin'))
+  for (const dir of dirs) {
     if (dir === '') continue
     const file = path.join(dir, name)
     try {
@@ -57,12 +86,16 @@ function which (name) {
 function missingTools (...names) {
   const missing = names.filter((name) => which(name) === null)
   if (missing.length === 0) return null
-  const packages = [...new Set(missing.map(packageOf))]
-  return `needs ${missing.join(', ')}, not on PATH (apt-get install -y ${packages.join(' ')})`
+  const fromGo = missing.filter((name) => Object.hasOwn(GO_TOOLS, name))
+  const packages = [...new Set(missing.filter((name) => !fromGo.includes(name)).map(packageOf))]
+  const commands = []
+  if (packages.length !== 0) commands.push(`apt-get install -y ${packages.join(' ')}`)
+  if (fromGo.length !== 0) commands.push(`go install ${fromGo.map((name) => GO_TOOLS[name]).join(' ')}`)
+  return `needs ${missing.join(', ')}, not on PATH (${commands.join('; ')})`
 }
 
 function packageOf (name) {
-  assert.ok(Object.hasOwn(TOOLS, name), `${name} is not in TOOLS of test/helpers/tools.js`)
+  assert.ok(Object.hasOwn(TOOLS, name), `${name} is not in TOOLS or GO_TOOLS of test/helpers/tools.js`)
   return TOOLS[name]
 }
 
@@ -127,6 +160,29 @@ function freePort () {
 }
 
 /**
+ * Several different free TCP ports on 127.0.0.1 (each held until all are
+ * found, so none is handed out twice).
+ * @param {number} count
+ * @returns {Promise<number[]>}
+ */
+async function freePorts (count) {
+  const servers = []
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = net.createServer()
+      servers.push(server)
+      await new Promise((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(0, '127.0.0.1', resolve)
+      })
+    }
+    return servers.map((server) => server.address().port)
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))
+  }
+}
+
+/**
  * @param {string} name a program looked up on PATH
  * @returns {Promise<boolean>} whether it is installed
  */
@@ -134,4 +190,4 @@ async function hasCommand (name) {
   return which(name) !== null
 }
 
-module.exports = { TOOLS, which, missingTools, skipWithout, requireTools, requireRoot, freePort, hasCommand }
+module.exports = { TOOLS, GO_TOOLS, goModuleDir, which, missingTools, skipWithout, requireTools, requireRoot, freePort, freePorts, hasCommand }

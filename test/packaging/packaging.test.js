@@ -15,6 +15,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { request } = require('../helpers/http')
 const { missingTools, requireRoot, requireTools } = require('../helpers/tools')
+const { loadConfig } = require('../../lib/config/load')
 
 const ROOT = path.join(__dirname, '..', '..')
 const PACKAGING = path.join(ROOT, 'packaging')
@@ -315,3 +316,20 @@ async function stopLeftover (dest) {
     if (err.code !== 'ESRCH') throw err
   }
 }
+
+describe('automatic HTTPS in the package', () => {
+  it('keeps its keys and certificates under the unit\'s StateDirectory, the one writable state path', async (t) => {
+    const shipped = JSON.parse(await fs.readFile(path.join(PACKAGING, 'config.json'), 'utf8'))
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-pkg-acme-'))
+    t.after(() => fs.rm(dir, { recursive: true, force: true }))
+    const file = path.join(dir, 'config.json')
+    await fs.writeFile(file, JSON.stringify({ ...shipped, secure: true, domain: 'www.example.com', acme: { enabled: true, agreeToTerms: true } }))
+    const config = await loadConfig(file)
+    assert.equal(config.acme.storageDirectory, '/var/lib/svr/acme')
+    const unit = await fs.readFile(UNIT, 'utf8')
+    assert.match(unit, /^StateDirectory=svr$/m)
+    assert.match(unit, /^ProtectSystem=strict$/m)
+    // Files svr makes are private even where it does not set a mode.
+    assert.match(unit, /^UMask=0077$/m)
+  })
+})

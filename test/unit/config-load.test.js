@@ -14,7 +14,8 @@ const INSTALL = '/opt/svr'
 const KEYS = Object.keys(schema.properties)
 const IGNORED = KEYS.filter((key) => schema.properties[key]['x-svr'] === 'ignored')
 const NEW = KEYS.filter((key) => schema.properties[key]['x-svr'] === 'new')
-const RESOLVED = new Set(['wwwroot', 'cert', 'key'])
+// Keys the loaded configuration holds resolved: absolute paths, acme's names and storage.
+const RESOLVED = new Set(['wwwroot', 'cert', 'key', 'acme'])
 
 async function tempDir (t) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-config-'))
@@ -101,6 +102,22 @@ describe('loadConfig(file, { installDir })', () => {
         if (IGNORED.includes(key) || key === 'domian' || RESOLVED.has(key)) continue
         assert.deepEqual(config[key], schema.properties[key].default, key)
       }
+    })
+
+    it('should resolve acme: its names from domain and sni, its storage under stateDirectory, its CA bundle', async (t) => {
+      const file = await writeConfig(t, {
+        domain: 'WWW.example.com',
+        sni: { 'shop.example.com:443': { cert: 'a.crt', key: 'a.key' }, '*.example.com': { cert: 'b.crt', key: 'b.key' } },
+        stateDirectory: 'state',
+        acme: { caBundle: 'ca.pem' }
+      })
+      const config = await loadConfig(file, { installDir: INSTALL })
+      const dir = path.dirname(file)
+      assert.deepEqual(config.acme.names, ['www.example.com', 'shop.example.com'])
+      assert.equal(config.acme.storageDirectory, path.join(dir, 'state', 'acme'))
+      assert.equal(config.acme.caBundle, path.join(dir, 'ca.pem'))
+      const plain = await load(t, {})
+      assert.deepEqual([plain.acme.names, plain.acme.storageDirectory, plain.acme.caBundle], [[], null, null])
     })
 
     it('should use the safe defaults', async (t) => {
@@ -502,6 +519,7 @@ describe('schema', () => {
     assert.deepEqual(IGNORED.sort(), ['disableUnusedWorkerTermination', 'enableRemoteLogBrowsing', 'optOutOfStatisticsServer',
       'productName', 'pubport', 'timestamp', 'version'])
     assert.deepEqual(NEW.sort(), [
+      'acme',
       'cacheControl',
       'compressionMinSize',
       'crashLoopWindow',

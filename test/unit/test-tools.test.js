@@ -9,7 +9,7 @@ const assert = require('node:assert/strict')
 const { execFile } = require('node:child_process')
 const fs = require('node:fs/promises')
 const path = require('node:path')
-const { TOOLS } = require('../helpers/tools')
+const { TOOLS, GO_TOOLS } = require('../helpers/tools')
 const { skipSummary } = require('../reporter')
 
 const ROOT = path.join(__dirname, '..', '..')
@@ -36,6 +36,27 @@ describe('system tools of the tests', () => {
     const readmeList = readme.match(/^sudo apt-get install -y (.*)$/m)
     assert.ok(readmeList, 'README has the apt-get install command')
     assert.equal(readmeList[1], ciList[1])
+  })
+
+  it('.ci/run and the README build exactly the Go programs of GO_TOOLS', async () => {
+    const modules = Object.values(GO_TOOLS).sort()
+    const ci = await fs.readFile(path.join(ROOT, '.ci', 'run'), 'utf8')
+    const ciList = ci.match(/^GO_TOOLS=\(([^)]*)\)$/m)
+    assert.ok(ciList, '.ci/run has a GO_TOOLS line')
+    assert.deepEqual(ciList[1].split(' ').sort(), modules)
+    const readme = await fs.readFile(path.join(ROOT, 'README.md'), 'utf8')
+    const readmeList = readme.match(/^go install (.*)$/m)
+    assert.ok(readmeList, 'README has the go install command')
+    assert.deepEqual(readmeList[1].split(' ').sort(), modules)
+  })
+
+  it('outside CI a missing Go tool names its go install command', async () => {
+    const nowhere = path.join(ROOT, 'no-such-directory')
+    const outside = await requireIn({ PATH: nowhere, GOPATH: nowhere }, ['pebble'])
+    assert.equal(outside.stdout, 'false\n')
+    const inCi = await requireIn({ PATH: nowhere, GOPATH: nowhere, CI: 'yes' }, ['pebble', 'nginx'])
+    assert.equal(inCi.code, 1)
+    assert.match(inCi.stderr, /needs pebble, nginx, not on PATH \(apt-get install -y nginx; go install github\.com\/letsencrypt\/pebble\/v2\/cmd\/pebble@v2\.10\.1\); under CI it must run/)
   })
 
   it('outside CI a missing tool is a reason naming it and its package, under CI a failure', async () => {

@@ -1,0 +1,131 @@
+'use strict'
+
+const fs = require('node:fs/promises')
+const https = require('node:https')
+const tls = require('node:tls')
+const acme = require('acme-client')
+const axios = require('axios')
+const { svrError } = require('../errors')
+
+// Every request to the CA gives up after this long, so that a CA that
+// accepts the connection and never answers cannot hold an order (and its
+// lock) for ever.
+const REQUEST_TIMEOUT_MS = 30000
+// acme-client retries a request that failed on the network or with 429/5xx
+// (honouring Retry-After) five times by default, over more than a minute;
+// one retry covers a blip, and the manager's back-off does the rest.
+const REQUEST_RETRIES = 1
+
+/**
+ * The ACME protocol for the certificate manager, through `acme-client`
+ * (RFC 8555, maintained, with the account, order, challenge and finalize
+ * steps and the CA's Retry-After handled): one account per storage
+ * directory, one order per name, answered by `http-01` or `tls-alpn-01`.
+ */
+class AcmeClient {
+  /**
+   * @param {object} settings the configuration's `acme`
+   * @param {import('./storage').AcmeStorage} storage
+   * @param {object} log
+   */
+  constructor (settings, storage, log) {
+    this.settings = settings
+    this.storage = storage
+    this.log = log
+    this.client = null
+    // The network failure of the order under way (see configureHttp).
+    this.networkError = null
+  }
+
+  async connect () {
+    if (this.client !== null) return this.client
+    await configureHttp(this.settings.caBundle, (err) => { this.networkError = err })
+    const { pem, created } = await this.storage.accountKey(() => acme.crypto.createPrivateEcdsaKey())
+    if (created) this.log.info('acme: made a new account key in ' + this.storage.dir)
+    this.client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey: pem })
+    return this.client
+  }
+
+  /**
+   * Order, validate and fetch a certificate for one name.
+   * @param {string} name
+   * @param {{http: Function, httpDone: Function, alpn: Function, alpnDone: Function}} answer
+   *   publish and withdraw the answer to a challenge: http(token, keyAuthorization), alpn({cert, key})
+   * @returns {Promise<{cert: string, key: string}>} the chain (leaf first) and its new private key
+   */
+  async obtain (name, answer) {
+    this.networkError = null
+    try {
+      return await this.order(name, answer)
+    } catch (err) {
+      // A CA that forgot the account (a test CA restarted) gets it
+      // registered again with the same key on the next attempt.
+      this.client = null
+      // Only the library's TypeError stands for a request without a
+      // response; a CA's refusal after a retried blip keeps its own words.
+      if (this.networkError === null || !(err instanceof TypeError)) throw err
+      throw svrError('SVR_ERR_ACME_UNREACHABLE', [this.networkError.code || this.networkError.message], { cause: err })
+    }
+  }
+
+  async order (name, answer) {
+    const client = await this.connect()
+    const type = this.settings.challenge
+    const [key, csr] = await acme.crypto.createCsr({ commonName: name, altNames: [name] }, await acme.crypto.createPrivateEcdsaKey())
+    const cert = await client.auto({
+      csr,
+      email: this.settings.email === '' ? null : this.settings.email,
+      termsOfServiceAgreed: this.settings.agreeToTerms,
+      challengePriority: [type],
+      // acme-client would fetch the token from port 80 of the name itself
+      // first; the CA does that, and behind NAT or a load balancer this
+      // process may not reach its own public address.
+      skipChallengeVerification: true,
+      challengeCreateFn: async (authz, challenge, keyAuthorization) => {
+        if (challenge.type !== type) throw svrError('SVR_ERR_ACME_CHALLENGE', [type, name])
+        if (type === 'http-01') {
+          await answer.http(challenge.token, keyAuthorization)
+          return
+        }
+        // An EC key like the certificates': OpenSSL keeps the default
+        // certificate's EC slot across the SNI switch and would prefer it
+        // to an RSA challenge certificate.
+        const [alpnKey, alpnCert] = await acme.crypto.createAlpnCertificate(authz, keyAuthorization, await acme.crypto.createPrivateEcdsaKey())
+        await answer.alpn({ cert: String(alpnCert), key: String(alpnKey) })
+      },
+      challengeRemoveFn: async (authz, challenge) => {
+        if (type === 'http-01') await answer.httpDone(challenge.token)
+        else await answer.alpnDone()
+      }
+    })
+    return { cert: String(cert), key: String(key) }
+  }
+}
+
+/**
+ * acme-client sends its requests through one axios instance of its own;
+ * the extra CA bundle, the timeout and the retries are set on it. Only the certificate
+ * manager in the primary uses the library, with one `acme` configuration
+ * at a time. acme-client 5.4 turns a request that got no response (CA
+ * unreachable) into a TypeError about a missing response, so the adapter
+ * reports the real failure first.
+ * @param {string|null} caBundle PEM file
+ * @param {(err: Error) => void} onNetworkError
+ */
+async function configureHttp (caBundle, onNetworkError) {
+  const send = axios.getAdapter('http')
+  acme.axios.defaults.adapter = (config) => send(config).catch((err) => {
+    if (err.response === undefined) onNetworkError(err)
+    throw err
+  })
+  acme.axios.defaults.timeout = REQUEST_TIMEOUT_MS
+  acme.axios.defaults.acmeSettings.retryMaxAttempts = REQUEST_RETRIES
+  if (caBundle === null) {
+    acme.axios.defaults.httpsAgent = undefined
+    return
+  }
+  const extra = await fs.readFile(caBundle, 'utf8')
+  acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, extra] })
+}
+
+module.exports = { AcmeClient }

@@ -1,0 +1,96 @@
+'use strict'
+
+const net = require('node:net')
+const { hostPart } = require('../tls/sni')
+
+// A DNS label: letters, digits and inner hyphens, at most 63 characters.
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
+const MAX_NAME_LENGTH = 253
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/**
+ * The names automatic HTTPS gets certificates for: `acme.names`, or else
+ * `domain` and every `sni` name that is no wildcard (a CA validates a
+ * wildcard only over DNS, which svr does not answer). Lower case, without
+ * duplicates, in the order given.
+ * @param {object} config validated, with defaults
+ * @returns {string[]}
+ */
+function acmeNames (config) {
+  const given = config.acme.names !== null
+    ? config.acme.names
+    : [config.domain, ...Object.keys(config.sni).map(hostPart)].filter((name) => name !== '' && !name.includes('*'))
+  return [...new Set(given.map((name) => name.toLowerCase()))]
+}
+
+/**
+ * Why a name cannot be validated by http-01 or tls-alpn-01, or null.
+ * @param {string} name
+ * @returns {string|null}
+ */
+function nameProblem (name) {
+  if (net.isIP(name) !== 0) return 'is an IP address; certificates are obtained for DNS names only'
+  if (name.includes('*')) return 'is a wildcard, which a CA validates only over DNS (dns-01); svr answers http-01 and tls-alpn-01'
+  const lower = name.toLowerCase()
+  const labels = lower.split('.')
+  if (lower.length > MAX_NAME_LENGTH || labels.length < 2 || !labels.every((label) => LABEL.test(label))) {
+    return 'is not a valid DNS name with a domain, such as "www.example.com"'
+  }
+  return null
+}
+
+/**
+ * The configuration problems of `acme` that JSON Schema cannot express,
+ * as "<JSON pointer>: <message>" lines. Nothing when it is off.
+ * @param {object} data the configuration as validated (defaults filled in; may be invalid elsewhere)
+ * @returns {string[]}
+ */
+function acmeProblems (data) {
+  const acme = data.acme
+  if (acme === null || typeof acme !== 'object' || acme.enabled !== true) return []
+  const problems = []
+  if (data.secure !== true) problems.push('/acme/enabled: automatic HTTPS needs "secure": true')
+  if (acme.agreeToTerms !== true) {
+    problems.push('/acme/agreeToTerms: must be true: the certificate authority issues certificates only to accounts that accept its terms of service (read them at ' + acme.directoryUrl + ')')
+  }
+  if (typeof acme.email === 'string' && acme.email !== '' && !EMAIL.test(acme.email)) problems.push('/acme/email: must be an e-mail address such as "admin@example.com"')
+  problems.push(...directoryProblems(acme), ...namesProblems(data))
+  if (acme.storageDirectory === null && data.stateDirectory === null) {
+    problems.push('/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"')
+  }
+  return problems
+}
+
+function namesProblems (data) {
+  const { names } = data.acme
+  const problems = []
+  if (Array.isArray(names)) {
+    names.forEach((name, i) => {
+      const problem = typeof name === 'string' ? nameProblem(name) : null
+      if (problem !== null) problems.push('/acme/names/' + i + ': ' + JSON.stringify(name) + ' ' + problem)
+    })
+    if (names.length === 0) problems.push('/acme/names: must name at least one host name')
+    return problems
+  }
+  // Invalid domain or sni values have their own schema messages.
+  if (names !== null || typeof data.domain !== 'string' || data.sni === null || typeof data.sni !== 'object') return problems
+  if (acmeNames(data).length === 0) problems.push('/acme/names: no names to certify: set "domain", "sni" names or "acme.names"')
+  const domainProblem = data.domain === '' ? null : nameProblem(data.domain)
+  if (domainProblem !== null) problems.push('/domain: ' + JSON.stringify(data.domain) + ' ' + domainProblem + ' (automatic HTTPS certifies it; set "acme.names" to choose others)')
+  return problems
+}
+
+function directoryProblems (acme) {
+  if (typeof acme.directoryUrl !== 'string') return []
+  let url
+  try {
+    url = new URL(acme.directoryUrl)
+  } catch {
+    return ['/acme/directoryUrl: must be a URL such as "https://acme-v02.api.letsencrypt.org/directory"']
+  }
+  if (url.protocol === 'https:') return []
+  if (url.protocol === 'http:' && acme.allowInsecureDirectory === true) return []
+  return ['/acme/directoryUrl: must be an https URL (the account key signs requests and certificates come back over it); "allowInsecureDirectory": true accepts http for a local test CA']
+}
+
+module.exports = { acmeNames, acmeProblems, nameProblem }

@@ -1,0 +1,196 @@
+'use strict'
+
+const crypto = require('node:crypto')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const tls = require('node:tls')
+const { invalidConfig } = require('../config/load')
+
+// Private keys and the account are readable by the service user only; the
+// directories keep others from even listing the names.
+const KEY_MODE = 0o600
+const DIR_MODE = 0o700
+
+/**
+ * What automatic HTTPS keeps on disk, in one directory that several
+ * instances may share:
+ *   account.key            the ACME account's private key (made once)
+ *   certificates/<name>/   cert.pem (the chain) and key.pem of one name
+ *   locks/<name>.lock      who orders for the name, until when (lib/acme/lock.js)
+ *   challenges/<token>     the answer to an open http-01 challenge, and
+ *   challenges/<name>.alpn the certificate of an open tls-alpn-01 one, so that
+ *                          the instance the CA happens to reach answers it
+ * Every file is written under a temporary name and renamed into place, so a
+ * reader (another instance, or the next start) sees the old or the new file,
+ * never half of one.
+ */
+class AcmeStorage {
+  /**
+   * @param {string} dir absolute storage directory
+   */
+  constructor (dir) {
+    this.dir = dir
+  }
+
+  /**
+   * @returns {Promise<void>} the directory and its subdirectories exist (0700)
+   */
+  async prepare () {
+    for (const sub of ['', 'certificates', 'locks', 'challenges']) await fs.mkdir(path.join(this.dir, sub), { recursive: true, mode: DIR_MODE })
+  }
+
+  /**
+   * The account key, made and kept (0600) the first time.
+   * @param {() => Promise<string|Buffer>} create makes a new PEM key
+   * @returns {Promise<{pem: string, created: boolean}>}
+   */
+  async accountKey (create) {
+    const file = path.join(this.dir, 'account.key')
+    const existing = await readOrNull(file)
+    if (existing !== null) return { pem: existing, created: false }
+    const pem = String(await create())
+    try {
+      // 'wx': when two instances start at once, the first key written wins
+      // and the other reads it, so both use one account.
+      await fs.writeFile(file, pem, { mode: KEY_MODE, flag: 'wx' })
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+      return { pem: await fs.readFile(file, 'utf8'), created: false }
+    }
+    return { pem, created: true }
+  }
+
+  /**
+   * @param {string} name
+   * @returns {Promise<{cert: string, key: string, notAfter: number, notBefore: number}|null>}
+   *   the stored certificate of the name, null when there is none or it does not parse
+   */
+  async readCertificate (name) {
+    const dir = this.certificateDir(name)
+    const cert = await readOrNull(path.join(dir, 'cert.pem'))
+    const key = await readOrNull(path.join(dir, 'key.pem'))
+    if (cert === null || key === null) return null
+    const dates = certificateDates(cert)
+    if (dates === null) return null
+    return { cert, key, ...dates }
+  }
+
+  /**
+   * Store a new certificate and its key (0600), key first: a reader that
+   * finds the new chain finds its key too, as both are renamed in turn
+   * and readers take the pair only when it matches (tls.createSecureContext).
+   * @param {string} name
+   * @param {{cert: string, key: string}} pair PEM
+   */
+  async writeCertificate (name, { cert, key }) {
+    const dir = this.certificateDir(name)
+    await fs.mkdir(dir, { recursive: true, mode: DIR_MODE })
+    await writeAtomic(path.join(dir, 'key.pem'), key)
+    await writeAtomic(path.join(dir, 'cert.pem'), cert)
+  }
+
+  /**
+   * Publish (a string) or withdraw (null) the answer to a challenge.
+   * @param {string} id an http-01 token, or a name + ".alpn"
+   * @param {string|null} answer
+   */
+  async writeChallenge (id, answer) {
+    const file = this.challengeFile(id)
+    if (answer === null) await fs.rm(file, { force: true })
+    else await writeAtomic(file, answer)
+  }
+
+  /**
+   * @param {string} id
+   * @returns {Promise<string|null>} the answer another instance published, null when none
+   */
+  readChallenge (id) {
+    return readOrNull(this.challengeFile(id))
+  }
+
+  challengeFile (id) {
+    return path.join(this.dir, 'challenges', fileName(id))
+  }
+
+  certificateDir (name) {
+    return path.join(this.dir, 'certificates', fileName(name))
+  }
+
+  lockFile (name) {
+    return path.join(this.dir, 'locks', fileName(name) + '.lock')
+  }
+}
+
+// Names are validated DNS names (lib/acme/names.js); this only keeps a
+// path component safe should one slip through.
+function fileName (name) {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_')
+}
+
+async function readOrNull (file) {
+  try {
+    return await fs.readFile(file, 'utf8')
+  } catch (err) {
+    if (err.code === 'ENOENT') return null
+    throw err
+  }
+}
+
+async function writeAtomic (file, text) {
+  const temp = file + '.' + crypto.randomBytes(6).toString('hex') + '.tmp'
+  try {
+    await fs.writeFile(temp, text, { mode: KEY_MODE, flag: 'wx' })
+    await fs.rename(temp, file)
+  } catch (err) {
+    await fs.rm(temp, { force: true })
+    throw err
+  }
+}
+
+/**
+ * @param {string} pem a chain, leaf first
+ * @returns {{notBefore: number, notAfter: number}|null} ms since the epoch, null when it does not parse
+ */
+function certificateDates (pem) {
+  try {
+    const leaf = new crypto.X509Certificate(pem)
+    return { notBefore: Date.parse(leaf.validFrom), notAfter: Date.parse(leaf.validTo) }
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Refuse an `acme` configuration whose storage directory cannot be written
+ * or whose CA bundle holds no certificate. Checked when starting, reloading
+ * and with --check-config.
+ * @param {string} file the configuration file, for the message
+ * @param {object} config loaded
+ * @returns {Promise<void>}
+ * @throws {SvrError} SVR_ERR_CONFIG_INVALID naming /acme/storageDirectory or /acme/caBundle
+ */
+async function checkAcme (file, config) {
+  const { acme } = config
+  if (!acme.enabled) return
+  const dir = acme.storageDirectory
+  try {
+    await new AcmeStorage(dir).prepare()
+    // Only writing tells: access() says yes to root on a read-only mount.
+    const probe = path.join(dir, '.write-test-' + crypto.randomBytes(6).toString('hex'))
+    await fs.writeFile(probe, '', { mode: KEY_MODE, flag: 'wx' })
+    await fs.rm(probe)
+  } catch (err) {
+    throw invalidConfig(file, ['/acme/storageDirectory: ' + dir + ' is not a writable directory (' + err.code + ')'])
+  }
+  if (acme.caBundle === null) return
+  try {
+    // X509Certificate parses the first certificate of the file, and throws without one.
+    const text = await fs.readFile(acme.caBundle, 'utf8')
+    tls.createSecureContext({ ca: text })
+    new crypto.X509Certificate(text)
+  } catch (err) {
+    throw invalidConfig(file, ['/acme/caBundle: ' + acme.caBundle + ' is not a readable PEM file of certificates (' + (err.code || err.message) + ')'])
+  }
+}
+
+module.exports = { AcmeStorage, checkAcme, certificateDates, KEY_MODE }

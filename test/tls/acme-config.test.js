@@ -1,0 +1,99 @@
+'use strict'
+
+// The `acme` configuration as --check-config judges it: every problem named
+// by its JSON pointer, exit 1; a good one "configuration OK" and its storage
+// directory made (0700).
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { makeSite, runSvr } = require('../helpers/server')
+
+const GOOD = {
+  secure: true,
+  domain: 'www.example.com',
+  stateDirectory: 'state',
+  acme: { enabled: true, agreeToTerms: true, email: 'admin@example.com' }
+}
+
+async function check (t, config) {
+  const site = await makeSite(t, config)
+  const result = await runSvr(['--config', site.configFile, '--check-config'])
+  return { ...result, site }
+}
+
+describe('acme in --check-config', () => {
+  it('accepts a good configuration without a default certificate and makes the storage directory 0700', async (t) => {
+    const { code, stdout, stderr, site } = await check(t, GOOD)
+    assert.equal(stderr, '')
+    assert.equal(code, 0)
+    assert.equal(stdout, 'configuration OK: ' + site.configFile + '\n')
+    const stat = await fs.stat(path.join(site.dir, 'state', 'acme'))
+    assert.equal(stat.mode & 0o777, 0o700)
+  })
+
+  it('refuses terms not agreed to, no secure, a bad e-mail and a plain-http directory, each by its pointer', async (t) => {
+    const { code, stdout, stderr, site } = await check(t, {
+      ...GOOD,
+      secure: false,
+      acme: { enabled: true, email: 'nobody', directoryUrl: 'http://127.0.0.1:14000/dir' }
+    })
+    assert.equal(code, 1)
+    assert.equal(stdout, '')
+    const prefix = site.configFile + ': '
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      prefix + '/acme/enabled: automatic HTTPS needs "secure": true',
+      prefix + '/acme/agreeToTerms: must be true: the certificate authority issues certificates only to accounts that accept its terms of service (read them at http://127.0.0.1:14000/dir)',
+      prefix + '/acme/email: must be an e-mail address such as "admin@example.com"',
+      prefix + '/acme/directoryUrl: must be an https URL (the account key signs requests and certificates come back over it); "allowInsecureDirectory": true accepts http for a local test CA'
+    ])
+  })
+
+  it('accepts a plain-http directory only when explicitly allowed', async (t) => {
+    const { code, stderr } = await check(t, { ...GOOD, acme: { ...GOOD.acme, directoryUrl: 'http://127.0.0.1:14000/dir', allowInsecureDirectory: true } })
+    assert.equal(stderr, '')
+    assert.equal(code, 0)
+  })
+
+  it('refuses IP addresses, wildcards and malformed names, and an unknown challenge type', async (t) => {
+    const { code, stderr, site } = await check(t, {
+      ...GOOD,
+      acme: { ...GOOD.acme, names: ['ok.example.com', '192.0.2.1', '*.example.com', 'bad_name.example.com', 'localhost'], challenge: 'dns-01' }
+    })
+    assert.equal(code, 1)
+    const prefix = site.configFile + ': '
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      prefix + '/acme/challenge: must be one of http-01, tls-alpn-01',
+      prefix + '/acme/names/1: "192.0.2.1" is an IP address; certificates are obtained for DNS names only',
+      prefix + '/acme/names/2: "*.example.com" is a wildcard, which a CA validates only over DNS (dns-01); svr answers http-01 and tls-alpn-01',
+      prefix + '/acme/names/3: "bad_name.example.com" is not a valid DNS name with a domain, such as "www.example.com"',
+      prefix + '/acme/names/4: "localhost" is not a valid DNS name with a domain, such as "www.example.com"'
+    ])
+  })
+
+  it('refuses no names, no storage, and a renewal margin of 0 days', async (t) => {
+    const { code, stderr, site } = await check(t, { secure: true, acme: { enabled: true, agreeToTerms: true, renewBeforeDays: 0 } })
+    assert.equal(code, 1)
+    const prefix = site.configFile + ': '
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      prefix + '/acme/renewBeforeDays: must be > 0 (got 0)',
+      prefix + '/acme/names: no names to certify: set "domain", "sni" names or "acme.names"',
+      prefix + '/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"'
+    ])
+  })
+
+  it('refuses a storage directory that cannot be written and a CA bundle without certificates', async (t) => {
+    const site = await makeSite(t, {})
+    await fs.writeFile(path.join(site.dir, 'a-file'), 'x')
+    await fs.writeFile(path.join(site.dir, 'bundle.pem'), 'not a certificate\n')
+    await site.writeConfig({ ...GOOD, acme: { ...GOOD.acme, storageDirectory: 'a-file/acme' } })
+    const storage = await runSvr(['--config', site.configFile, '--check-config'])
+    assert.equal(storage.code, 1)
+    assert.equal(storage.stderr, site.configFile + ': /acme/storageDirectory: ' + path.join(site.dir, 'a-file', 'acme') + ' is not a writable directory (ENOTDIR)\n')
+    await site.writeConfig({ ...GOOD, acme: { ...GOOD.acme, caBundle: 'bundle.pem' } })
+    const bundle = await runSvr(['--config', site.configFile, '--check-config'])
+    assert.equal(bundle.code, 1)
+    assert.match(bundle.stderr, new RegExp('^' + site.configFile + ': /acme/caBundle: ' + path.join(site.dir, 'bundle.pem') + ' is not a readable PEM file of certificates \\('))
+  })
+})

@@ -1,0 +1,41 @@
+'use strict'
+
+// Automatic HTTPS against Pebble, Let's Encrypt's ACME test server, on loopback: the renewal of a
+// short-lived certificate, with no failed request. Pebble and its DNS are Go programs that .ci/run
+// installs.
+
+const { describe, it, before } = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { startSvr } = require('../helpers/server')
+const { skipWithout, requireTools } = require('../helpers/tools')
+const { NAME, TOOLS, setUp, handshake, tlsLoop, storedFingerprint, until } = require('../helpers/acme')
+
+describe('automatic HTTPS renewal', { skip: skipWithout(...TOOLS) }, () => {
+  before(() => requireTools(null, ...TOOLS))
+
+  it('renews a short-lived certificate before it expires, with no failed request', async (t) => {
+    const { ports, pebble, site, storage } = await setUp(t, { pebble: { validity: 15 } })
+    const svr = await startSvr(t, site.configFile)
+    await svr.waitFor(/acme: acme-test\.example: certificate issued/, 20000)
+    const first = await storedFingerprint(storage)
+    const expiry = Date.parse(new crypto.X509Certificate(await fs.readFile(path.join(storage, 'certificates', NAME, 'cert.pem'))).validTo)
+    await until(async () => (await handshake(ports.https, NAME)).fingerprint === first)
+    const loop = tlsLoop(ports.https, NAME)
+    // A third of 15 s left: renewed about 10 s after it was issued, 5 s
+    // before it expires (jitter makes it up to 1 s earlier).
+    const renewing = await svr.waitFor(/(\S+) info \[primary\] acme: acme-test\.example: renewing a certificate from /, 20000)
+    const margin = expiry - Date.parse(renewing[1])
+    assert.ok(margin > 4000 && margin <= 6100, 'renewed ' + margin + ' ms before expiry')
+    await svr.waitFor(/acme: acme-test\.example: certificate issued[^\n]*\n[^]*acme: acme-test\.example: certificate issued/, 20000)
+    const second = await storedFingerprint(storage)
+    assert.notEqual(second, first)
+    await until(() => loop.seen.includes(second))
+    await loop.stop()
+    assert.deepEqual(loop.failures, [])
+    assert.deepEqual(loop.seen, [first, second])
+    assert.equal(pebble.orders(), 2)
+  })
+})
