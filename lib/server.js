@@ -10,7 +10,8 @@ const { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRe
 const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
 const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
-const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
+const { SvrHttp2Request, Http2Response } = require('./http2/compat')
+const { serveStreams } = require('./http2/streams')
 const { countBodyBytes } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
 const { stateOf } = require('./server-state')
@@ -24,7 +25,6 @@ const DRAIN_IDLE_GRACE_MS = 1000
 const DRAIN_SWEEP_MS = 50
 // Responses that count their body bytes for the access log and metrics.
 const Http1Response = countBodyBytes(http.ServerResponse)
-const Http2Response = countBodyBytes(SvrHttp2Response)
 
 /**
  * Build the servers of one worker (or of the single process), sharing one
@@ -146,7 +146,7 @@ function listenForRequests (server, state) {
     if (req.httpVersionMajor === 2) state.route.pipeline.sendError(req, socket, 501)
     else state.route.onConnect(req, socket, head)
   })
-  server.on('request', function onRequest (req, res) {
+  function onRequest (req, res) {
     const { pipeline } = state.route
     const { runtime } = pipeline
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
@@ -160,7 +160,10 @@ function listenForRequests (server, state) {
       return
     }
     pipeline.handleRequest(req, res)
-  })
+  }
+  server.on('request', onRequest)
+  // HTTP/2 requests start on the bare stream (lib/http2/streams.js).
+  if (state.sessions !== null) serveStreams(server, onRequest)
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {

@@ -3,7 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const { wildcardPattern } = require('../../lib/tls/sni')
-const { withoutHopByHop } = require('../../lib/tls/http2-compat')
+const { withoutHopByHop } = require('../../lib/http2/compat')
 const { http2Settings } = require('../../lib/tls/options')
 const { httpLimitOptions } = require('../../lib/limits')
 const { listeningLines } = require('../../lib/listen')
