@@ -92,15 +92,31 @@ function trackSessions (server, timeout) {
     sessions.add(session)
     session.once('close', () => sessions.delete(session))
     if (timeout === 0) return
-    let open = 0
+    const streams = new OpenStreams()
     session.on('stream', (stream) => {
-      open++
-      stream.once('close', () => { open-- })
+      streams.open++
+      stream[kOpenStreams] = streams
+      stream.on('close', streamClosed)
     })
     session.setTimeout(timeout, () => {
-      if (open === 0) session.close()
+      if (streams.open === 0) session.close()
     })
   })
+}
+
+const kOpenStreams = Symbol('svr.openStreams')
+
+// The streams of one session still open.
+class OpenStreams {
+  constructor () {
+    this.open = 0
+  }
+}
+
+// `this` is the stream: one listener for all, where `once` would wrap a
+// closure per stream.
+function streamClosed () {
+  this[kOpenStreams].open--
 }
 
 /**

@@ -1,0 +1,42 @@
+'use strict'
+
+// The HTTP/2 baseline: the least Node's HTTP/2 can do for a static file —
+// two cluster workers, http2.createSecureServer on the stream API
+// (stream.respond and stream.end), the 1 KiB file read once and answered
+// from memory for every path, with the headers a file server sends.
+// node bench/bare-h2.js PORT FILE CERT KEY
+
+const cluster = require('node:cluster')
+const fs = require('node:fs')
+const http2 = require('node:http2')
+
+const WORKERS = 2
+
+if (cluster.isPrimary) {
+  const [port] = process.argv.slice(2)
+  let ready = 0
+  for (let i = 0; i < WORKERS; i++) {
+    cluster.fork().on('listening', () => {
+      if (++ready === WORKERS) console.log('listening on https://127.0.0.1:' + port)
+    })
+  }
+  process.on('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers)) worker.process.kill('SIGTERM')
+    process.exit(0)
+  })
+} else {
+  const [port, file, cert, key] = process.argv.slice(2)
+  const body = fs.readFileSync(file)
+  const mtime = fs.statSync(file).mtime.toUTCString()
+  const server = http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key), allowHTTP1: true })
+  server.on('stream', (stream) => {
+    stream.respond({
+      ':status': 200,
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': body.length,
+      'last-modified': mtime
+    })
+    stream.end(body)
+  })
+  server.listen(Number(port), '127.0.0.1')
+}
