@@ -7,13 +7,14 @@ const { spawn } = require('node:child_process')
 const fs = require('node:fs')
 const fsp = require('node:fs/promises')
 const http = require('node:http')
+const https = require('node:https')
 const path = require('node:path')
 // The test suite's helpers: the same port and PATH probes.
 const { freePort, hasCommand } = require('../test/helpers/tools')
 
 const SVR = path.join(__dirname, '..', 'svr.js')
 const BARE = path.join(__dirname, 'bare-cluster.js')
-const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/
+const LISTENING = /listening on https?:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 15000
 
 const running = new Set()
@@ -24,9 +25,9 @@ let logCount = 0
  * it, without the benchmark process reading every line).
  * @param {{configFile: string}} site
  * @param {string} dir
- * @param {{nodeArgs?: string[], configFile?: string, name?: string}} [opts]
+ * @param {{nodeArgs?: string[], configFile?: string, name?: string, scheme?: string}} [opts]
  *   nodeArgs: options for node, which cluster workers inherit; configFile: instead of the site's;
- *   name: of the target, 'svr' unless told
+ *   name: of the target, 'svr' unless told; scheme: 'https' for a secure config
  */
 async function startSvr (site, dir, opts = {}) {
   const name = opts.name || 'svr'
@@ -40,7 +41,7 @@ async function startSvr (site, dir, opts = {}) {
   const proc = track(child, name)
   const match = await waitForLine(logFile, LISTENING, proc)
   const port = Number(match[1])
-  await waitFor200(port, '/hello', proc)
+  await waitFor200(port, '/hello', proc, opts.scheme)
   const startMs = Number(process.hrtime.bigint() - begun) / 1e6
   const log = await fsp.readFile(logFile, 'utf8')
   const workerPids = [...log.matchAll(/worker \d+ up \(pid (\d+)\)/g)].map((m) => Number(m[1]))
@@ -162,19 +163,20 @@ async function waitForLine (file, pattern, proc) {
   throw new Error(proc.name + ' did not start within ' + START_TIMEOUT_MS + ' ms')
 }
 
-async function waitFor200 (port, target, proc) {
+async function waitFor200 (port, target, proc, scheme = 'http') {
   const deadline = Date.now() + START_TIMEOUT_MS
   while (Date.now() < deadline) {
-    if (await status(port, target).catch(() => 0) === 200) return
+    if (await status(port, target, scheme).catch(() => 0) === 200) return
     if (!running.has(proc)) throw new Error(proc.name + ' exited before answering 200 on ' + target)
     await sleep(5)
   }
   throw new Error('no 200 from 127.0.0.1:' + port + target)
 }
 
-function status (port, target) {
+function status (port, target, scheme = 'http') {
+  const client = scheme === 'https' ? https : http
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: target, agent: false }, (res) => {
+    const req = client.get({ host: '127.0.0.1', port, path: target, agent: false, rejectUnauthorized: false }, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode))
     })

@@ -2,9 +2,6 @@
 
 const { createSniTable } = require('./sni')
 
-// Node's HTTP/2 default lets a client open 2^32-1 streams at once.
-const HTTP2_DEFAULTS = { maxConcurrentStreams: 100 }
-
 /**
  * The TLS settings shared by the default certificate and every SNI one.
  * @param {object} config
@@ -66,13 +63,14 @@ function createSniSelector (config, material) {
 }
 
 /**
- * The SETTINGS svr sends HTTP/2 clients: http2Settings over safe defaults,
- * with the header list bounded by maxHeaderSize as HTTP/1.1 heads are.
+ * The SETTINGS svr sends HTTP/2 clients: http2Settings (whose defaults the
+ * schema fills in), with the header list bounded by maxHeaderSize as
+ * HTTP/1.1 heads are unless it says otherwise.
  * @param {object} config
  * @returns {object}
  */
 function http2Settings (config) {
-  const settings = { ...HTTP2_DEFAULTS, maxHeaderListSize: config.maxHeaderSize, ...config.http2Settings }
+  const settings = { maxHeaderListSize: config.maxHeaderSize, ...config.http2Settings }
   // The schema accepts SVR.JS's alias; Node knows only maxHeaderListSize.
   if (config.http2Settings.maxHeaderSize !== undefined && config.http2Settings.maxHeaderListSize === undefined) {
     settings.maxHeaderListSize = config.http2Settings.maxHeaderSize
