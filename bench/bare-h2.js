@@ -28,7 +28,7 @@ if (cluster.isPrimary) {
   const [port, file, cert, key] = process.argv.slice(2)
   const body = fs.readFileSync(file)
   const mtime = fs.statSync(file).mtime.toUTCString()
-  const server = http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key), allowHTTP1: true })
+  const server = http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) })
   server.on('stream', (stream) => {
     stream.respond({
       ':status': 200,

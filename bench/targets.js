@@ -14,6 +14,7 @@ const { freePort, hasCommand } = require('../test/helpers/tools')
 
 const SVR = path.join(__dirname, '..', 'svr.js')
 const BARE = path.join(__dirname, 'bare-cluster.js')
+const BARE_H2 = path.join(__dirname, 'bare-h2.js')
 const LISTENING = /listening on https?:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 15000
 
@@ -75,22 +76,33 @@ function logFileFor (dir, name) {
  * reference for static files, listings and compression: 2 workers,
  * sendfile, autoindex, gzip. null when nginx is not installed or does not
  * start (a CI runner without root, say): the rows it is the baseline of
- * then have none.
+ * then have none. With `tls`, it listens with TLS and HTTP/2, with a
+ * shared session cache and session tickets (as a production site would).
+ * @param {string} dir
+ * @param {string} webroot
+ * @param {{cert: string, key: string}|null} [tls] PEM files
  */
-async function startNginx (dir, webroot) {
+async function startNginx (dir, webroot, tls = null) {
   if (!await hasCommand('nginx')) return null
   try {
-    return await launchNginx(dir, webroot)
+    return await launchNginx(dir, webroot, tls)
   } catch (err) {
-    await stopAll({ name: 'nginx' })
+    await stopAll({ name: tls === null ? 'nginx' : 'nginx tls' })
     console.error('bench: nginx did not start, its rows have no baseline: ' + err.message.split('\n')[0])
     return null
   }
 }
 
-async function launchNginx (dir, webroot) {
+async function launchNginx (dir, webroot, tls) {
   const port = await freePort()
-  const prefix = path.join(dir, 'nginx')
+  const prefix = path.join(dir, tls === null ? 'nginx' : 'nginx-tls')
+  const listen = tls === null
+    ? `listen 127.0.0.1:${port};`
+    : `listen 127.0.0.1:${port} ssl http2;
+    ssl_certificate ${tls.cert};
+    ssl_certificate_key ${tls.key};
+    ssl_session_cache shared:SSL:10m;
+    ssl_session_tickets on;`
   await fsp.mkdir(prefix, { recursive: true })
   const config = `daemon off;
 master_process on;
@@ -108,7 +120,7 @@ http {
   gzip on;
   gzip_types text/plain text/css application/javascript;
   server {
-    listen 127.0.0.1:${port};
+    ${listen}
     root ${webroot};
     location /list/ { autoindex on; }
   }
@@ -117,9 +129,10 @@ http {
   const file = path.join(prefix, 'nginx.conf')
   await fsp.writeFile(file, config)
   const child = spawn('nginx', ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', file], { stdio: 'ignore' })
-  const proc = track(child, 'nginx', 'SIGQUIT')
-  await waitFor200(port, '/1k.html', proc)
-  return { name: 'nginx', port, proc, pid: child.pid }
+  const name = tls === null ? 'nginx' : 'nginx tls'
+  const proc = track(child, name, 'SIGQUIT')
+  await waitFor200(port, '/1k.html', proc, tls === null ? 'http' : 'https')
+  return { name, port, proc, pid: child.pid }
 }
 
 function track (child, name, stopSignal = 'SIGTERM') {
@@ -194,4 +207,23 @@ function sleep (ms) {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-module.exports = { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep }
+/**
+ * bench/bare-h2.js: a bare Node HTTP/2 server on the stream API answering
+ * every path with `file` from memory.
+ * @param {string} dir
+ * @param {string} file
+ * @param {{cert: string, key: string}} tls PEM files
+ */
+async function startBareH2 (dir, file, tls) {
+  const port = await freePort()
+  const logFile = logFileFor(dir, 'bare-h2')
+  const out = fs.openSync(logFile, 'w')
+  const child = spawn(process.execPath, [BARE_H2, String(port), file, tls.cert, tls.key], { stdio: ['ignore', out, out] })
+  fs.closeSync(out)
+  const proc = track(child, 'bare h2')
+  // Its workers say so once they listen; it speaks HTTP/2 only.
+  await waitForLine(logFile, LISTENING, proc)
+  return { name: 'bare h2', port, proc, pid: child.pid }
+}
+
+module.exports = { startSvr, startBare, startBareH2, startNginx, stop, stopAll, rssMb, hasCommand, sleep }

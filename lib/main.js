@@ -13,7 +13,7 @@ const { prepareMods } = require('./mods/prepare')
 const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
 const { tempDir, ensureTempDir } = require('./server-root')
 const { checkScript } = require('./script/check')
-const { readTlsMaterial } = require('./tls/material')
+const { readTlsMaterial, newTicketKeys } = require('./tls/material')
 const { checkLogDirectory, LogFiles } = require('./logging')
 const { AccessLog } = require('./logging/access-log')
 
@@ -54,9 +54,10 @@ async function main (argv) {
     return
   }
   let tls = null
+  const ticketKeys = newTicketKeys()
   try {
     // Read by the primary, handed to the workers (lib/tls/material.js).
-    if (config.secure) tls = await readTlsMaterial(config)
+    if (config.secure) tls = await readTlsMaterial(config, ticketKeys)
   } catch (err) {
     process.stderr.write(err.message + '\n')
     process.exitCode = 1
@@ -68,7 +69,8 @@ async function main (argv) {
     installDir: INSTALL_DIR,
     disableMods: args.disableMods,
     mods: [],
-    tls
+    tls,
+    ticketKeys
   }
   if (args.action !== 'check') await removeOrphanedTemp(base)
   let prepared

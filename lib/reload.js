@@ -45,7 +45,7 @@ async function prepareReload (options, args, log, veto = noVeto) {
   if (reason !== null) return refuse(log, reason)
   let tls = null
   try {
-    if (config.secure) tls = await readTlsMaterial(config)
+    if (config.secure) tls = await readTlsMaterial(config, options.ticketKeys)
   } catch (err) {
     log.error(err.message)
     return refuse(log, 'the old configuration and certificates stay in use')

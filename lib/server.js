@@ -15,6 +15,7 @@ const { serveStreams } = require('./http2/streams')
 const { countBodyBytes } = require('./logging/access-log')
 const { closedUntilIdle } = require('./console/accepting')
 const { stateOf } = require('./server-state')
+const { shareSessions } = require('./tls/session-cache')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -155,7 +156,10 @@ function usePipeline (servers, pipeline, config) {
 // Installed once per server: every event goes to the route of the moment.
 function listenForRequests (server, state) {
   server.on('clientError', (err, socket) => answerClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
-  if (state.sni !== null) server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
+  if (state.sni !== null) {
+    server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
+    shareSessions(server, () => state.route.pipeline.runtime.coordinator)
+  }
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
     // mod API tunnels through an HTTP/2 stream.

@@ -3,15 +3,18 @@
 const { createSniTable } = require('./sni')
 
 /**
- * The TLS settings shared by the default certificate and every SNI one.
+ * The TLS settings shared by the default certificate and every SNI one,
+ * the session ticket keys of every worker among them.
  * @param {object} config
+ * @param {{ticketKeys: string}} material from readTlsMaterial
  * @returns {object} options for tls.createSecureContext
  */
-function contextOptions (config) {
+function contextOptions (config, material) {
   const options = {
     minVersion: config.tlsMinVersion,
     maxVersion: config.tlsMaxVersion,
-    ecdhCurve: config.ecdhCurve
+    ecdhCurve: config.ecdhCurve,
+    ticketKeys: Buffer.from(material.ticketKeys, 'base64')
   }
   if (config.cipherSuite !== '') options.ciphers = config.cipherSuite
   if (config.signatureAlgorithms !== '') options.sigalgs = config.signatureAlgorithms
@@ -23,13 +26,13 @@ function contextOptions (config) {
  * server.setSecureContext), built once per worker from the configuration
  * and the PEM contents the primary read.
  * @param {object} config
- * @param {{cert: string, key: string, sni: object}} material from readTlsMaterial
+ * @param {{cert: string, key: string, sni: object, ticketKeys: string}} material from readTlsMaterial
  * @param {{select: Function}} [sni] from createSniSelector, when SNI entries may exist
  * @returns {object}
  */
 function secureServerOptions (config, material, sni) {
   const options = {
-    ...contextOptions(config),
+    ...contextOptions(config, material),
     cert: material.cert,
     key: material.key,
     requestCert: config.useClientCertificate,
@@ -52,7 +55,7 @@ function secureServerOptions (config, material, sni) {
 function createSniSelector (config, material) {
   let table = null
   function update (nextConfig, nextMaterial) {
-    table = Object.keys(nextMaterial.sni).length === 0 ? null : createSniTable(nextMaterial.sni, contextOptions(nextConfig))
+    table = Object.keys(nextMaterial.sni).length === 0 ? null : createSniTable(nextMaterial.sni, contextOptions(nextConfig, nextMaterial))
   }
   // No match keeps the server's default certificate.
   function select (servername, callback) {
