@@ -26,9 +26,10 @@ let logCount = 0
  * it, without the benchmark process reading every line).
  * @param {{configFile: string}} site
  * @param {string} dir
- * @param {{nodeArgs?: string[], configFile?: string, name?: string, scheme?: string}} [opts]
+ * @param {{nodeArgs?: string[], configFile?: string, name?: string, scheme?: string, ready?: string}} [opts]
  *   nodeArgs: options for node, which cluster workers inherit; configFile: instead of the site's;
- *   name: of the target, 'svr' unless told; scheme: 'https' for a secure config
+ *   name: of the target, 'svr' unless told; scheme: 'https' for a secure config; ready: the path
+ *   that answers 200 once it serves, /hello (the site's script) unless told
  */
 async function startSvr (site, dir, opts = {}) {
   const name = opts.name || 'svr'
@@ -42,7 +43,7 @@ async function startSvr (site, dir, opts = {}) {
   const proc = track(child, name)
   const match = await waitForLine(logFile, LISTENING, proc)
   const port = Number(match[1])
-  await waitFor200(port, '/hello', proc, opts.scheme)
+  await waitFor200(port, opts.ready || '/hello', proc, opts.scheme)
   const startMs = Number(process.hrtime.bigint() - begun) / 1e6
   const log = await fsp.readFile(logFile, 'utf8')
   const workerPids = [...log.matchAll(/worker \d+ up \(pid (\d+)\)/g)].map((m) => Number(m[1]))
@@ -213,17 +214,21 @@ function sleep (ms) {
  * @param {string} dir
  * @param {string} file
  * @param {{cert: string, key: string}} tls PEM files
+ * @param {boolean} [svrHeaders] send svr's default headers too
  */
-async function startBareH2 (dir, file, tls) {
+async function startBareH2 (dir, file, tls, svrHeaders = false) {
   const port = await freePort()
-  const logFile = logFileFor(dir, 'bare-h2')
+  const name = svrHeaders ? 'bare h2 + svr headers' : 'bare h2'
+  const logFile = logFileFor(dir, svrHeaders ? 'bare-h2-headers' : 'bare-h2')
   const out = fs.openSync(logFile, 'w')
-  const child = spawn(process.execPath, [BARE_H2, String(port), file, tls.cert, tls.key], { stdio: ['ignore', out, out] })
+  const args = [BARE_H2, String(port), file, tls.cert, tls.key]
+  if (svrHeaders) args.push('svr-headers')
+  const child = spawn(process.execPath, args, { stdio: ['ignore', out, out] })
   fs.closeSync(out)
-  const proc = track(child, 'bare h2')
+  const proc = track(child, name)
   // Its workers say so once they listen; it speaks HTTP/2 only.
   await waitForLine(logFile, LISTENING, proc)
-  return { name: 'bare h2', port, proc, pid: child.pid }
+  return { name, port, proc, pid: child.pid }
 }
 
 module.exports = { startSvr, startBare, startBareH2, startNginx, stop, stopAll, rssMb, hasCommand, sleep }

@@ -27,7 +27,15 @@ const TLS_WORKLOADS = [
     load: 'h2load',
     target: '/1k.html',
     what: 'static 1 KiB over HTTP/2 (`h2load -c50 -m10`)',
-    baselines: [{ name: 'nginx tls', goal: 0.5 }, { name: 'bare h2', goal: 0.75 }]
+    baselines: [{ name: 'nginx tls', goal: 0.5 }, { name: 'bare h2', goal: 0.75 }, { name: 'bare h2 + svr headers', goal: null }]
+  },
+  {
+    name: 'h2-static-1k-script',
+    load: 'h2load',
+    target: '/1k.html',
+    svr: 'svr + script',
+    what: 'static 1 KiB over HTTP/2, the site\'s serverSideScript.js running first (`h2load -c50 -m10`)',
+    baselines: [{ name: 'nginx tls', goal: null }]
   },
   {
     name: 'https-static-1k',
@@ -67,12 +75,17 @@ async function measureTls ({ site, dir, plan, only }) {
   const tls = await makeCertificate(dir)
   const targets = new Map()
   try {
-    const svr = await startSvr(site, dir, { name: 'svr', configFile: await secureConfig(site, dir, tls), scheme: 'https' })
-    targets.set('svr', svr)
+    const configs = await secureConfigs(site, dir, tls)
+    targets.set('svr', await startSvr(site, dir, { name: 'svr', configFile: configs.static, scheme: 'https', ready: '/1k.html' }))
+    if (workloads.some((w) => w.svr === 'svr + script')) {
+      targets.set('svr + script', await startSvr(site, dir, { name: 'svr + script', configFile: configs.script, scheme: 'https' }))
+    }
     const nginx = await startNginx(dir, site.webroot, tls)
     if (nginx !== null) targets.set(nginx.name, nginx)
     if (workloads.some((w) => w.baselines.some((b) => b.name === 'bare h2'))) {
-      targets.set('bare h2', await startBareH2(dir, path.join(site.webroot, '1k.html'), tls))
+      const file = path.join(site.webroot, '1k.html')
+      targets.set('bare h2', await startBareH2(dir, file, tls))
+      targets.set('bare h2 + svr headers', await startBareH2(dir, file, tls, true))
     }
     const rows = []
     for (const workload of workloads) rows.push(...await measureWorkload(workload, targets, plan))
@@ -82,11 +95,12 @@ async function measureTls ({ site, dir, plan, only }) {
   }
 }
 
-// svr's bench config, secure, with HTTP/2 and the plain server off.
-async function secureConfig (site, dir, tls) {
+// svr's bench config, secure, with HTTP/2 and the plain server off: in a
+// directory of its own, where no serverSideScript.js is (a static site, as
+// nginx serves it), and beside the site's script.
+async function secureConfigs (site, dir, tls) {
   const config = JSON.parse(await fs.readFile(site.configFile, 'utf8'))
-  const file = path.join(dir, 'config-tls.json')
-  await fs.writeFile(file, JSON.stringify({
+  const text = JSON.stringify({
     ...config,
     secure: true,
     enableHTTP2: true,
@@ -94,8 +108,13 @@ async function secureConfig (site, dir, tls) {
     sport: '127.0.0.1:0',
     cert: tls.cert,
     key: tls.key
-  }, null, 2))
-  return file
+  }, null, 2)
+  const staticDir = path.join(dir, 'tls-static')
+  await fs.mkdir(staticDir, { recursive: true })
+  const configs = { static: path.join(staticDir, 'config.json'), script: path.join(dir, 'config-tls.json') }
+  await fs.writeFile(configs.static, text)
+  await fs.writeFile(configs.script, text)
+  return configs
 }
 
 async function makeCertificate (dir) {
@@ -107,7 +126,8 @@ async function makeCertificate (dir) {
 }
 
 async function measureWorkload (workload, targets, plan) {
-  const order = [targets.get('svr'), ...workload.baselines.map((b) => targets.get(b.name)).filter(Boolean)]
+  const svrName = workload.svr || 'svr'
+  const order = [targets.get(svrName), ...workload.baselines.map((b) => targets.get(b.name)).filter(Boolean)]
   const runs = new Map(order.map((target) => [target.name, []]))
   for (const target of order) {
     if (plan.warmup > 0) await loadOnce(workload, target, plan.warmup)
@@ -118,7 +138,7 @@ async function measureWorkload (workload, targets, plan) {
       await sleep(200)
     }
   }
-  const svr = median(runs.get('svr'))
+  const svr = median(runs.get(svrName))
   return workload.baselines.map(({ name, goal }) => {
     const baseline = runs.has(name) ? median(runs.get(name)) : null
     const row = { workload, svr, baselineName: name, baseline, goal }
@@ -185,9 +205,12 @@ function renderTls (rows, { plan, date }) {
     HEADING,
     '',
     `${date} · ${plan.rounds} × ${plan.seconds} s per target, targets alternating, median shown · svr with ` +
-      '`secure`, `enableHTTP2`, 2 workers and the default pipeline (access log on); nginx with 2 workers, TLS, ' +
+      '`secure`, `enableHTTP2`, 2 workers and the default pipeline (access log on), serving the site without ' +
+      'application code (a static site, as nginx serves it) except on the row that says so; nginx with 2 workers, TLS, ' +
       'HTTP/2, a shared session cache and tickets; the bare HTTP/2 server (bench/bare-h2.js) with 2 workers on ' +
-      'the stream API, answering from memory. One self-signed P-256 certificate for all.',
+      'the stream API, answering from memory, and the same sending svr\'s default headers too (Server, a random ' +
+      'X-Request-Id, X-Content-Type-Options, ETag, Accept-Ranges), which tells what those cost from what svr\'s own ' +
+      'code costs. One self-signed P-256 certificate for all.',
     '',
     '| workload | svr /s | baseline | baseline /s | ratio | target | met |',
     '|---|---:|---|---:|---:|---:|---|'
