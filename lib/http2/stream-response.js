@@ -7,6 +7,10 @@ const { countSentBytes } = require('../logging/access-log')
 
 const kResponse = Symbol('svr.http2.response')
 const NO_ERROR = 0
+// Header names are few (svr's own, the configured ones): each is validated
+// and lower-cased once, then looked up.
+const MAX_KNOWN_NAMES = 512
+const knownNames = new Map()
 
 /**
  * The answer interface of svr's own stages on an HTTP/2 stream: the part of
@@ -49,10 +53,10 @@ class StreamResponse extends EventEmitter {
   }
 
   setHeader (name, value) {
-    if (isHopByHop(name)) return this
-    validateHeaderName(name)
-    validateHeaderValue(name, value)
-    this.headers[name.toLowerCase()] = value
+    const key = headerKey(name)
+    if (key === null) return this
+    if (typeof value !== 'number') validateHeaderValue(name, value)
+    this.headers[key] = value
     return this
   }
 
@@ -145,6 +149,21 @@ class StreamResponse extends EventEmitter {
   destroy (err) {
     this.stream.destroy(err)
   }
+}
+
+/**
+ * @param {string} name a header name
+ * @returns {string|null} its lower-case form, null for one HTTP/2 forbids
+ * @throws {TypeError} ERR_INVALID_HTTP_TOKEN, as Node's setHeader
+ */
+function headerKey (name) {
+  let key = knownNames.get(name)
+  if (key === undefined) {
+    validateHeaderName(name)
+    key = isHopByHop(name) ? null : name.toLowerCase()
+    if (knownNames.size < MAX_KNOWN_NAMES) knownNames.set(name, key)
+  }
+  return key
 }
 
 function ignoreStreamError () {}
