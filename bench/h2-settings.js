@@ -119,7 +119,7 @@ function h2load (args) {
   return new Promise((resolve, reject) => {
     execFile('h2load', args, { timeout: 120000 }, (err, stdout, stderr) => {
       if (err) return reject(new Error('h2load failed: ' + (stderr || err.message)))
-      const finished = stdout.match(/finished in [\d.]+s, ([\d.]+) req\/s/)
+      const finished = stdout.match(/finished in [\d.]+m?s, ([\d.]+) req\/s/)
       if (!finished) return reject(new Error('cannot read h2load output:\n' + stdout))
       resolve({ rps: Number(finished[1]) })
     })
