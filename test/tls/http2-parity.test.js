@@ -245,6 +245,7 @@ describe('HTTP/2 answers as HTTP/1.1 does', () => {
       assert.equal(entry.status, status)
       assert.equal(entry.bytes, bytes === null ? res.body.length : bytes)
       assert.equal(entry.address, '127.0.0.1')
+      assert.equal(entry.aborted, false)
     }
   })
 })
