@@ -10,7 +10,9 @@ const path = require('node:path')
 const { startSvr, stop, sleep } = require('./targets')
 const { loadWorkload } = require('./load')
 const { DIMENSIONS, writeRow } = require('./curve-configs')
+const { spliceSection, sectionOf } = require('./sections')
 
+const HEADING = '## Cost curves'
 const RELOAD_TIMEOUT_MS = 30000
 const RELOADED = /reload applied/g
 
@@ -159,11 +161,7 @@ function ms (value) {
  * @returns {string}
  */
 function spliceCurves (markdown, section) {
-  if (markdown === null || markdown.trim() === '') return '# Benchmark results\n\n' + section
-  const start = markdown.indexOf('\n## Cost curves\n')
-  if (start === -1) return markdown.replace(/\n*$/, '\n\n') + section
-  const next = markdown.indexOf('\n## ', start + 1)
-  return markdown.slice(0, start + 1) + section + (next === -1 ? '' : '\n' + markdown.slice(next + 1))
+  return spliceSection(markdown, HEADING, section)
 }
 
 /**
@@ -172,11 +170,7 @@ function spliceCurves (markdown, section) {
  * @returns {string}
  */
 function curvesSection (markdown) {
-  if (markdown === null) return ''
-  const start = markdown.indexOf('\n## Cost curves\n')
-  if (start === -1) return ''
-  const next = markdown.indexOf('\n## ', start + 1)
-  return markdown.slice(start + 1, next === -1 ? markdown.length : next + 1)
+  return sectionOf(markdown, HEADING)
 }
 
 module.exports = { measureCurves, renderCurves, selectDimensions, spliceCurves, curvesSection, CURVE_LIMITS }

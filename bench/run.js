@@ -3,6 +3,7 @@
 // npm run bench [-- --quick] [-- --only NAME[,NAME]] [-- --profile NAME] [-- --out FILE]
 // npm run bench -- --curves [--quick] [--only DIMENSION[,DIMENSION]] [--out FILE]
 // npm run bench -- --against DIR   (also: another checkout of svr, e.g. a build of an earlier main)
+// npm run bench -- --tls [--quick] [--only NAME[,NAME]] [--out FILE]
 //
 // svr side by side with a bare Node cluster and nginx in the same run,
 // targets alternating (A B A B) so that drift of the machine cancels out;
@@ -22,6 +23,8 @@
 // --curves measures the cost curves instead (bench/curves.js) and puts
 // them into the results file as its "Cost curves" section, keeping the
 // rest; a regular run keeps the curves section of the file it replaces.
+// --tls measures the TLS and HTTP/2 rows (bench/tls.js) into their own
+// section the same way.
 
 const fs = require('node:fs/promises')
 const os = require('node:os')
@@ -34,6 +37,8 @@ const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
 const { measureCurves, renderCurves, selectDimensions, spliceCurves, curvesSection, CURVE_LIMITS } = require('./curves')
 const { renderCurvesSvg } = require('./plot')
+const { measureTls, renderTls, TLS_WORKLOADS, TLS_HEADING } = require('./tls')
+const { spliceSection, sectionOf } = require('./sections')
 
 const BOUNDS_FILE = path.join(__dirname, 'bounds.md')
 
@@ -117,16 +122,17 @@ function againstSvrHeaders (name, goal) {
 const LIMITS = { rssMb: 60, startMs: 1000 }
 
 function parseArgs (argv) {
-  const args = { quick: false, curves: false, only: null, profile: null, against: null, out: path.join(__dirname, 'results.md') }
+  const args = { quick: false, curves: false, tls: false, only: null, profile: null, against: null, out: path.join(__dirname, 'results.md') }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--quick') args.quick = true
     else if (arg === '--curves') args.curves = true
+    else if (arg === '--tls') args.tls = true
     else if (arg === '--only') args.only = new Set(argv[++i].split(','))
     else if (arg === '--profile') args.profile = argv[++i]
     else if (arg === '--out') args.out = path.resolve(argv[++i])
     else if (arg === '--against') args.against = path.resolve(argv[++i])
-    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --only a,b, --profile NAME, --against DIR, --out FILE)')
+    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --tls, --only a,b, --profile NAME, --against DIR, --out FILE)')
   }
   return args
 }
@@ -152,6 +158,7 @@ async function main () {
   try {
     const site = await createSite(dir)
     if (args.curves) return await runCurves({ args, site, dir, tool })
+    if (args.tls) return await runTls({ args, site, dir })
     if (args.profile !== null) {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
       if (!workload) throw new Error('no workload ' + args.profile + '; one of ' + WORKLOADS.map((w) => w.name).join(', '))
@@ -185,8 +192,12 @@ async function main () {
     })
     console.log(markdown)
     if (!args.quick) {
-      const curves = curvesSection(await readOptional(args.out))
-      await fs.writeFile(args.out, curves === '' ? markdown : spliceCurves(markdown, curves))
+      const previous = await readOptional(args.out)
+      const curves = curvesSection(previous)
+      const tls = sectionOf(previous, TLS_HEADING)
+      let text = curves === '' ? markdown : spliceCurves(markdown, curves)
+      if (tls !== '') text = spliceSection(text, TLS_HEADING, tls)
+      await fs.writeFile(args.out, text)
       console.log('wrote ' + path.relative(process.cwd(), args.out))
     }
   } finally {
@@ -213,6 +224,25 @@ async function runCurves ({ args, site, dir, tool }) {
     await fs.writeFile(plot, renderCurvesSvg(curves, CURVE_LIMITS))
     await fs.writeFile(args.out, spliceCurves(await readOptional(args.out), section))
     console.log('wrote ' + path.relative(process.cwd(), args.out) + ' and ' + path.relative(process.cwd(), plot))
+  }
+}
+
+/**
+ * The TLS and HTTP/2 rows: measured, printed and, unless quick, put into
+ * the results file.
+ */
+async function runTls ({ args, site, dir }) {
+  const unknown = [...(args.only || [])].filter((name) => !TLS_WORKLOADS.some((w) => w.name === name))
+  if (unknown.length > 0) throw new Error('no TLS workload ' + unknown.join(', ') + '; known: ' + TLS_WORKLOADS.map((w) => w.name).join(', '))
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 4, warmup: 1, rounds: 3 }
+  const begun = Date.now()
+  const { rows } = await measureTls({ site, dir, plan, only: args.only })
+  console.error(`bench: TLS rows measured in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
+  const section = renderTls(rows, { plan, date: machineFacts().date })
+  console.log(section)
+  if (!args.quick) {
+    await fs.writeFile(args.out, spliceSection(await readOptional(args.out), TLS_HEADING, section))
+    console.log('wrote ' + path.relative(process.cwd(), args.out))
   }
 }
 

@@ -7,13 +7,15 @@ const { spawn } = require('node:child_process')
 const fs = require('node:fs')
 const fsp = require('node:fs/promises')
 const http = require('node:http')
+const https = require('node:https')
 const path = require('node:path')
 // The test suite's helpers: the same port and PATH probes.
 const { freePort, hasCommand } = require('../test/helpers/tools')
 
 const SVR = path.join(__dirname, '..', 'svr.js')
 const BARE = path.join(__dirname, 'bare-cluster.js')
-const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/
+const BARE_H2 = path.join(__dirname, 'bare-h2.js')
+const LISTENING = /listening on https?:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 15000
 
 const running = new Set()
@@ -24,9 +26,11 @@ let logCount = 0
  * it, without the benchmark process reading every line).
  * @param {{configFile: string}} site
  * @param {string} dir
- * @param {{nodeArgs?: string[], configFile?: string, name?: string, svr?: string}} [opts]
+ * @param {{nodeArgs?: string[], configFile?: string, name?: string, scheme?: string, ready?: string, svr?: string}} [opts]
  *   nodeArgs: options for node, which cluster workers inherit; configFile: instead of the site's;
- *   name: of the target, 'svr' unless told; svr: the svr.js of another checkout
+ *   name: of the target, 'svr' unless told; scheme: 'https' for a secure config; ready: the path
+ *   that answers 200 once it serves, /hello (the site's script) unless told; svr: the svr.js of
+ *   another checkout
  */
 async function startSvr (site, dir, opts = {}) {
   const name = opts.name || 'svr'
@@ -40,7 +44,7 @@ async function startSvr (site, dir, opts = {}) {
   const proc = track(child, name)
   const match = await waitForLine(logFile, LISTENING, proc)
   const port = Number(match[1])
-  await waitFor200(port, '/hello', proc)
+  await waitFor200(port, opts.ready || '/hello', proc, opts.scheme)
   const startMs = Number(process.hrtime.bigint() - begun) / 1e6
   const log = await fsp.readFile(logFile, 'utf8')
   const workerPids = [...log.matchAll(/worker \d+ up \(pid (\d+)\)/g)].map((m) => Number(m[1]))
@@ -77,22 +81,33 @@ function logFileFor (dir, name) {
  * reference for static files, listings and compression: 2 workers,
  * sendfile, autoindex, gzip. null when nginx is not installed or does not
  * start (a CI runner without root, say): the rows it is the baseline of
- * then have none.
+ * then have none. With `tls`, it listens with TLS and HTTP/2, with a
+ * shared session cache and session tickets (as a production site would).
+ * @param {string} dir
+ * @param {string} webroot
+ * @param {{cert: string, key: string}|null} [tls] PEM files
  */
-async function startNginx (dir, webroot) {
+async function startNginx (dir, webroot, tls = null) {
   if (!await hasCommand('nginx')) return null
   try {
-    return await launchNginx(dir, webroot)
+    return await launchNginx(dir, webroot, tls)
   } catch (err) {
-    await stopAll({ name: 'nginx' })
+    await stopAll({ name: tls === null ? 'nginx' : 'nginx tls' })
     console.error('bench: nginx did not start, its rows have no baseline: ' + err.message.split('\n')[0])
     return null
   }
 }
 
-async function launchNginx (dir, webroot) {
+async function launchNginx (dir, webroot, tls) {
   const port = await freePort()
-  const prefix = path.join(dir, 'nginx')
+  const prefix = path.join(dir, tls === null ? 'nginx' : 'nginx-tls')
+  const listen = tls === null
+    ? `listen 127.0.0.1:${port};`
+    : `listen 127.0.0.1:${port} ssl http2;
+    ssl_certificate ${tls.cert};
+    ssl_certificate_key ${tls.key};
+    ssl_session_cache shared:SSL:10m;
+    ssl_session_tickets on;`
   await fsp.mkdir(prefix, { recursive: true })
   const config = `daemon off;
 master_process on;
@@ -110,7 +125,7 @@ http {
   gzip on;
   gzip_types text/plain text/css application/javascript;
   server {
-    listen 127.0.0.1:${port};
+    ${listen}
     root ${webroot};
     location /list/ { autoindex on; }
   }
@@ -119,9 +134,10 @@ http {
   const file = path.join(prefix, 'nginx.conf')
   await fsp.writeFile(file, config)
   const child = spawn('nginx', ['-p', prefix, '-e', path.join(prefix, 'error.log'), '-c', file], { stdio: 'ignore' })
-  const proc = track(child, 'nginx', 'SIGQUIT')
-  await waitFor200(port, '/1k.html', proc)
-  return { name: 'nginx', port, proc, pid: child.pid }
+  const name = tls === null ? 'nginx' : 'nginx tls'
+  const proc = track(child, name, 'SIGQUIT')
+  await waitFor200(port, '/1k.html', proc, tls === null ? 'http' : 'https')
+  return { name, port, proc, pid: child.pid }
 }
 
 function track (child, name, stopSignal = 'SIGTERM') {
@@ -165,19 +181,20 @@ async function waitForLine (file, pattern, proc) {
   throw new Error(proc.name + ' did not start within ' + START_TIMEOUT_MS + ' ms')
 }
 
-async function waitFor200 (port, target, proc) {
+async function waitFor200 (port, target, proc, scheme = 'http') {
   const deadline = Date.now() + START_TIMEOUT_MS
   while (Date.now() < deadline) {
-    if (await status(port, target).catch(() => 0) === 200) return
+    if (await status(port, target, scheme).catch(() => 0) === 200) return
     if (!running.has(proc)) throw new Error(proc.name + ' exited before answering 200 on ' + target)
     await sleep(5)
   }
   throw new Error('no 200 from 127.0.0.1:' + port + target)
 }
 
-function status (port, target) {
+function status (port, target, scheme = 'http') {
+  const client = scheme === 'https' ? https : http
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: target, agent: false }, (res) => {
+    const req = client.get({ host: '127.0.0.1', port, path: target, agent: false, rejectUnauthorized: false }, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode))
     })
@@ -195,4 +212,27 @@ function sleep (ms) {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-module.exports = { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep }
+/**
+ * bench/bare-h2.js: a bare Node HTTP/2 server on the stream API answering
+ * every path with `file` from memory.
+ * @param {string} dir
+ * @param {string} file
+ * @param {{cert: string, key: string}} tls PEM files
+ * @param {boolean} [svrHeaders] send svr's default headers too
+ */
+async function startBareH2 (dir, file, tls, svrHeaders = false) {
+  const port = await freePort()
+  const name = svrHeaders ? 'bare h2 + svr headers' : 'bare h2'
+  const logFile = logFileFor(dir, svrHeaders ? 'bare-h2-headers' : 'bare-h2')
+  const out = fs.openSync(logFile, 'w')
+  const args = [BARE_H2, String(port), file, tls.cert, tls.key]
+  if (svrHeaders) args.push('svr-headers')
+  const child = spawn(process.execPath, args, { stdio: ['ignore', out, out] })
+  fs.closeSync(out)
+  const proc = track(child, name)
+  // Its workers say so once they listen; it speaks HTTP/2 only.
+  await waitForLine(logFile, LISTENING, proc)
+  return { name, port, proc, pid: child.pid }
+}
+
+module.exports = { startSvr, startBare, startBareH2, startNginx, stop, stopAll, rssMb, hasCommand, sleep }

@@ -79,6 +79,16 @@ function contextOf (req) {
 }
 
 /**
+ * Give a context to the request that replaces the one it was made for
+ * (lib/http2/promote.js), so that contextOf finds it there.
+ * @param {object} req
+ * @param {RequestContext} ctx
+ */
+function moveContext (req, ctx) {
+  req[kContext] = ctx
+}
+
+/**
  * Stat the file the request maps to, once: a later call returns the cached
  * result unless a rewrite pointed the request at another path since. The
  * stats come from the worker's file store (lib/file-store), so they may be
@@ -155,4 +165,4 @@ function toFsPath (root, decoded) {
   return path.join(root, decoded)
 }
 
-module.exports = { createContext, contextOf, statOnce, knownStat, statFresh, toFsPath, RequestContext }
+module.exports = { createContext, contextOf, moveContext, statOnce, knownStat, statFresh, toFsPath, RequestContext }

@@ -8,6 +8,7 @@ const { metricsServices } = require('./metrics/query')
 const { throttleServices } = require('./auth/cluster-throttle')
 const { PrimaryCounters } = require('./metrics/primary')
 const { CertificateManager } = require('./acme/manager')
+const { tlsSessionServices } = require('./tls/session-cache')
 
 /**
  * What the workers share: the services the primary answers for all of
@@ -33,7 +34,8 @@ class Coordinator {
       ...throttleServices(this),
       ...statsServices(this),
       ...metricsServices(this),
-      ...this.acme.services()
+      ...this.acme.services(),
+      ...tlsSessionServices(this)
     }
     this.table = serve(this.services)
   }

@@ -15,7 +15,7 @@ const { prepareMods } = require('./mods/prepare')
 const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
 const { tempDir, ensureTempDir } = require('./server-root')
 const { checkScript } = require('./script/check')
-const { readTlsMaterial } = require('./tls/material')
+const { readTlsMaterial, newTicketKeys } = require('./tls/material')
 const { checkLogDirectory, LogFiles } = require('./logging')
 
 const INSTALL_DIR = path.resolve(__dirname, '..')
@@ -96,13 +96,14 @@ async function loadOptions (args, warnings) {
     return null
   }
   let tls = null
+  const ticketKeys = newTicketKeys()
   try {
     // Read by the primary, handed to the workers (lib/tls/material.js).
-    if (config.secure) tls = await readTlsMaterial(config)
+    if (config.secure) tls = await readTlsMaterial(config, ticketKeys)
   } catch (err) {
     return fail(err.message)
   }
-  return { config, configFile: args.configFile, installDir: INSTALL_DIR, disableMods: args.disableMods, mods: [], tls }
+  return { config, configFile: args.configFile, installDir: INSTALL_DIR, disableMods: args.disableMods, mods: [], tls, ticketKeys }
 }
 
 // The script checked and the mods made ready; null when either is refused.

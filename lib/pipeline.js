@@ -27,6 +27,7 @@ const { createListingStage } = require('./stages/listing')
 const { createLinks } = require('./chain/links')
 const { createConnectHandler } = require('./chain/connect')
 const { Lifecycle } = require('./lifecycle')
+const { promote, onBareStream } = require('./http2/promote')
 
 /**
  * The request pipeline, in SVR.JS 3.x order (docs/pipeline.md). Each entry
@@ -168,9 +169,13 @@ function isAbsoluteForm (url) {
  */
 function runStages (stages, start, req, res, ctx, unanswered) {
   for (let i = start; i < stages.length; i++) {
+    const stage = stages[i]
+    // An HTTP/2 request reaching application code gets Node's objects from
+    // here on; the stages after it answer through them too.
+    if (stage.needsNodeObjects === true && onBareStream(req)) ({ req, res } = promote(req, res))
     let result
     try {
-      result = stages[i](req, res, ctx)
+      result = stage(req, res, ctx)
     } catch (err) {
       fail(req, res, ctx, err)
       return

@@ -43,7 +43,7 @@ async function prepareReload (options, args, log) {
   }
   let tls = null
   try {
-    if (config.secure) tls = await readTlsMaterial(config)
+    if (config.secure) tls = await readTlsMaterial(config, options.ticketKeys)
   } catch (err) {
     log.error(err.message)
     return refuse(log, 'the old configuration and certificates stay in use')

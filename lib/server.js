@@ -9,10 +9,11 @@ const { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRe
 const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
 const { secureServerOptions, createSniSelector, http2Settings, offerAcmeTls } = require('./tls/options')
-const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
-const { countBodyBytes } = require('./logging/access-log')
+const { SvrHttp2Request, Http2Response } = require('./http2/compat')
+const { serveStreams } = require('./http2/streams')
 const { closedUntilIdle } = require('./console/accepting')
 const { stateOf } = require('./server-state')
+const { shareSessions } = require('./tls/session-cache')
 
 // A keep-alive client may send its next request at the very moment the
 // server closes the idle connection, and that request fails (the HTTP/1.1
@@ -21,9 +22,6 @@ const { stateOf } = require('./server-state')
 // with "Connection: close"; only then are the remaining idle ones swept.
 const DRAIN_IDLE_GRACE_MS = 1000
 const DRAIN_SWEEP_MS = 50
-// HTTP/2 responses count their body bytes for the access log and metrics
-// (HTTP/1.x ones are counted on their connection).
-const Http2Response = countBodyBytes(SvrHttp2Response)
 
 /**
  * Build the servers of one worker, sharing one
@@ -92,15 +90,31 @@ function trackSessions (server, timeout) {
     sessions.add(session)
     session.once('close', () => sessions.delete(session))
     if (timeout === 0) return
-    let open = 0
+    const streams = new OpenStreams()
     session.on('stream', (stream) => {
-      open++
-      stream.once('close', () => { open-- })
+      streams.open++
+      stream[kOpenStreams] = streams
+      stream.on('close', streamClosed)
     })
     session.setTimeout(timeout, () => {
-      if (open === 0) session.close()
+      if (streams.open === 0) session.close()
     })
   })
+}
+
+const kOpenStreams = Symbol('svr.openStreams')
+
+// The streams of one session still open.
+class OpenStreams {
+  constructor () {
+    this.open = 0
+  }
+}
+
+// `this` is the stream: one listener for all, where `once` would wrap a
+// closure per stream.
+function streamClosed () {
+  this[kOpenStreams].open--
 }
 
 // Every server event goes to the route in the servers' state: the
@@ -124,14 +138,17 @@ function routeTo (servers, pipeline, config) {
 // The listeners of one server.
 function listenForRequests (server, state) {
   server.on('clientError', (err, socket) => answerClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
-  if (state.sni !== null) server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
+  if (state.sni !== null) {
+    server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
+    shareSessions(server, () => state.route.pipeline.runtime.coordinator)
+  }
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
     // mod API tunnels through an HTTP/2 stream.
     if (req.httpVersionMajor === 2) state.route.pipeline.sendError(req, socket, 501)
     else state.route.onConnect(req, socket, head)
   })
-  server.on('request', function onRequest (req, res) {
+  function onRequest (req, res) {
     const { pipeline } = state.route
     const { runtime } = pipeline
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
@@ -145,7 +162,10 @@ function listenForRequests (server, state) {
       return
     }
     pipeline.handleRequest(req, res)
-  })
+  }
+  server.on('request', onRequest)
+  // HTTP/2 requests start on the bare stream (lib/http2/streams.js).
+  if (state.sessions !== null) serveStreams(server, onRequest)
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {

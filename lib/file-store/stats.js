@@ -46,8 +46,9 @@ function createStatCache ({ ttl, maxEntries, clock }) {
   function lookup (file) {
     const known = file.length > MAX_PATH_LENGTH ? undefined : entries.get(file)
     if (known !== undefined) return known.hit
-    // value: the settled stats (null: absent) for peek, undefined until then.
-    const entry = { promise: null, hit: null, value: undefined }
+    // value: the settled stats (null: absent) for peek, undefined until then;
+    // fresh: made by fresh().
+    const entry = { promise: null, hit: null, value: undefined, fresh: false }
     entry.promise = load(file, file.length > MAX_PATH_LENGTH ? null : entry)
     entry.hit = { promise: entry.promise, cached: true }
     if (file.length <= MAX_PATH_LENGTH) entries.set(file, entry)
@@ -66,13 +67,22 @@ function createStatCache ({ ttl, maxEntries, clock }) {
   }
 
   /**
-   * Stats taken now, never an earlier lookup's: kept for the next ones.
+   * Stats taken now, never an earlier lookup's (but one fresh() started and
+   * still waits for is shared): kept for the next ones.
    * @param {string} file absolute path
    * @returns {Promise<import('node:fs').Stats|null>}
    */
   function fresh (file) {
+    // Requests that ask at once share the stat one of them started: when a
+    // held file's time is up, a crowd of HTTP/2 streams for it would
+    // otherwise stat it once each.
+    const known = entries.get(file)
+    if (known !== undefined && known.fresh && known.value === undefined) return known.promise
     entries.delete(file)
-    return lookup(file).promise
+    const taken = lookup(file)
+    const entry = entries.get(file)
+    if (entry !== undefined) entry.fresh = true
+    return taken.promise
   }
 
   return {

@@ -152,9 +152,12 @@ class AccessLog {
  * connection instead (watchConnection).
  * @template {new (...args: any[]) => object} T
  * @param {T} Base a subclass of Http2ServerResponse
+ * @param {{endWrites?: boolean}} [how] `endWrites`: the class's end() hands
+ *   its chunk to write() (Http2ServerResponse does), so only write counts
  * @returns {T}
  */
-function countBodyBytes (Base) {
+function countBodyBytes (Base, how = {}) {
+  const countEnd = how.endWrites !== true
   return class extends Base {
     write (chunk, encoding) {
       const exchange = this[kExchange]
@@ -164,10 +167,39 @@ function countBodyBytes (Base) {
 
     end (chunk, encoding) {
       const exchange = this[kExchange]
-      if (exchange !== undefined && typeof chunk !== 'function') exchange.bytes += chunkLength(chunk, encoding)
+      if (countEnd && exchange !== undefined && typeof chunk !== 'function') exchange.bytes += chunkLength(chunk, encoding)
       return super.end.apply(this, arguments)
     }
   }
+}
+
+/**
+ * Count body bytes of a response that is not one of the counting classes
+ * (the HTTP/2 stream response, lib/http2/stream-response.js).
+ * @param {object} res
+ * @param {number} bytes
+ */
+function countSentBytes (res, bytes) {
+  const exchange = res[kExchange]
+  if (exchange !== undefined) exchange.bytes += bytes
+}
+
+/**
+ * Hand a request's exchange over to the request and response that replace
+ * the ones it was observed on (lib/http2/promote.js): the id, the byte count
+ * and the report at 'close' go with them.
+ * @param {object} req the request observed
+ * @param {object} res its response, whose 'close' listeners the caller moves
+ * @param {object} nextReq
+ * @param {object} nextRes
+ */
+function moveExchange (req, res, nextReq, nextRes) {
+  const exchange = req[kExchange]
+  if (exchange === undefined) return
+  nextReq[kExchange] = exchange
+  exchange.req = nextReq
+  if (exchange.res === res) exchange.res = nextRes
+  if (res[kExchange] !== undefined) nextRes[kExchange] = exchange
 }
 
 function chunkLength (chunk, encoding) {
@@ -299,4 +331,4 @@ function requestIdOf (req) {
   return exchange === undefined ? null : exchange.requestId
 }
 
-module.exports = { AccessLog, countBodyBytes, attachContext, requestIdOf, CLIENT_CLOSED }
+module.exports = { AccessLog, countBodyBytes, countSentBytes, moveExchange, attachContext, requestIdOf, CLIENT_CLOSED }

@@ -12,7 +12,7 @@ const { createChainRunner } = require('../chain/run')
  */
 function createHandlersStage (options, shared) {
   if (shared.links.length === 0) return null
-  return createChainRunner(shared.links, 'invoke', shared)
+  return needsNodeObjects(createChainRunner(shared.links, 'invoke', shared))
 }
 
 /**
@@ -25,7 +25,15 @@ function createHandlersStage (options, shared) {
 function createProxyHandlersStage (options, shared) {
   const links = shared.links.filter((link) => typeof link.proxyRequest === 'function')
   if (links.length === 0) return null
-  return createChainRunner(links, 'proxyRequest', shared)
+  return needsNodeObjects(createChainRunner(links, 'proxyRequest', shared))
+}
+
+// Application code gets Node's request and response objects, also for an
+// HTTP/2 request that svr's stages began on the bare stream (the pipeline
+// makes them: lib/http2/promote.js).
+function needsNodeObjects (stage) {
+  stage.needsNodeObjects = true
+  return stage
 }
 
 module.exports = { createHandlersStage, createProxyHandlersStage }

@@ -7,6 +7,8 @@ const { compileCacheControl } = require('./cache-control')
 const { sendCoded, sendCodedBody } = require('./coded-response')
 const { strongEtag } = require('./etag')
 const { statusForFsError } = require('./fs-errors')
+const { StreamResponse } = require('../http2/stream-response')
+const { promote, onBareStream } = require('../http2/promote')
 
 // send hands its options to fs.createReadStream: big files go in fewer,
 // larger reads and socket writes than the 64 KiB default.
@@ -56,6 +58,7 @@ function createWriter (config, { respond, log }) {
     // writes to `res`, which pipe() would set before stat'ing it once more.
     stream.res = res
     stream[kCacheControl] = setCacheControl
+    if (res instanceof StreamResponse) stream.stream = sendByDescriptor
     stream.on('error', onSendError)
     if (etags) stream.on('headers', setStrongEtag)
     stream.send(rep.file, rep.stat)
@@ -80,6 +83,8 @@ function createWriter (config, { respond, log }) {
       if (status !== 0) fail(req, res, status, null, setCacheControl)
       return
     }
+    // A body streamed through an encoder needs a Writable.
+    if (onBareStream(req)) ({ req, res } = promote(req, res))
     sendCoded(req, res, rep, etags).then((status) => {
       if (status !== 0) fail(req, res, status, null, setCacheControl)
     }, (err) => fail(req, res, 500, err, setCacheControl))
@@ -110,6 +115,15 @@ function createWriter (config, { respond, log }) {
   }
 
   return { write, refuse }
+}
+
+// Replaces SendStream#stream for an HTTP/2 stream: send has settled the
+// status and headers (200 or 206, Content-Range, Content-Length), and the
+// bytes go by respondWithFile instead of a read stream piped into a
+// Writable. `this` is the send stream; an open error is its error.
+function sendByDescriptor (file, range) {
+  const length = Number(this.res.getHeader('Content-Length'))
+  this.res.sendFile(file, range.start, length, (err) => this.emit('error', err))
 }
 
 // Header values of a held body, computed once for the entry.

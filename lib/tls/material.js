@@ -1,5 +1,6 @@
 'use strict'
 
+const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
 const tls = require('node:tls')
 const { svrError, readFailure } = require('../errors')
@@ -11,17 +12,30 @@ const { svrError, readFailure } = require('../errors')
  * and a broken certificate refuses the reload while the running workers
  * keep serving with the old one.
  * @param {object} config the loaded configuration (absolute paths)
- * @returns {Promise<{cert: string|null, key: string|null, sni: Object<string, {cert: string, key: string}>}>}
+ * @param {string} ticketKeys from newTicketKeys, made once by the process that reads the material
+ * @returns {Promise<{cert: string|null, key: string|null, sni: Object<string, {cert: string, key: string}>, ticketKeys: string}>}
  *   cert and key null when automatic HTTPS is on and neither file exists
  * @throws {SvrError} SVR_ERR_TLS_FILE naming the configuration key and the file
  */
-async function readTlsMaterial (config) {
+async function readTlsMaterial (config, ticketKeys) {
   const main = await readDefaultPair(config)
   const sni = {}
   for (const name of Object.keys(config.sni)) {
     sni[name] = await readPair(config.sni[name], 'sni[' + JSON.stringify(name) + '].cert', 'sni[' + JSON.stringify(name) + '].key')
   }
-  return { cert: main.cert, key: main.key, sni }
+  return { cert: main.cert, key: main.key, sni, ticketKeys }
+}
+
+/**
+ * The keys every worker encrypts and decrypts session tickets with, so
+ * that a ticket one worker issued resumes on any other (each TLS context
+ * would otherwise draw keys of its own). Made once by the primary (or the
+ * single process) and kept until it exits: reloads and worker replacements
+ * keep sessions resumable, as nginx's master does with its random keys.
+ * @returns {string} 48 random bytes, base64, to travel over IPC
+ */
+function newTicketKeys () {
+  return crypto.randomBytes(48).toString('base64')
 }
 
 // With automatic HTTPS the default certificate is optional: without its
@@ -63,4 +77,4 @@ function tlsReason (err) {
   return reason.slice(reason.lastIndexOf(':') + 1).trim() || reason
 }
 
-module.exports = { readTlsMaterial }
+module.exports = { readTlsMaterial, newTicketKeys }

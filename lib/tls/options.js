@@ -3,19 +3,19 @@
 const { createSniTable } = require('./sni')
 const { ACME_TLS_PROTOCOL } = require('../acme/worker')
 
-// Node's HTTP/2 default lets a client open 2^32-1 streams at once.
-const HTTP2_DEFAULTS = { maxConcurrentStreams: 100 }
-
 /**
- * The TLS settings shared by the default certificate and every SNI one.
+ * The TLS settings shared by the default certificate and every SNI one,
+ * the session ticket keys of every worker among them.
  * @param {object} config
+ * @param {{ticketKeys: string}} material from readTlsMaterial
  * @returns {object} options for tls.createSecureContext
  */
-function contextOptions (config) {
+function contextOptions (config, material) {
   const options = {
     minVersion: config.tlsMinVersion,
     maxVersion: config.tlsMaxVersion,
-    ecdhCurve: config.ecdhCurve
+    ecdhCurve: config.ecdhCurve,
+    ticketKeys: Buffer.from(material.ticketKeys, 'base64')
   }
   if (config.cipherSuite !== '') options.ciphers = config.cipherSuite
   if (config.signatureAlgorithms !== '') options.sigalgs = config.signatureAlgorithms
@@ -27,13 +27,13 @@ function contextOptions (config) {
  * server.setSecureContext), built once per worker from the configuration
  * and the PEM contents the primary read.
  * @param {object} config
- * @param {{cert: string, key: string, sni: object}} material from readTlsMaterial
+ * @param {{cert: string, key: string, sni: object, ticketKeys: string}} material from readTlsMaterial
  * @param {{select: Function}} [sni] from createSniSelector, when SNI entries may exist
  * @returns {object}
  */
 function secureServerOptions (config, material, sni) {
   const options = {
-    ...contextOptions(config),
+    ...contextOptions(config, material),
     requestCert: config.useClientCertificate,
     rejectUnauthorized: config.useClientCertificate && config.rejectUnauthorizedClientCertificates,
     // A client that never finishes its handshake holds a connection like a
@@ -48,7 +48,6 @@ function secureServerOptions (config, material, sni) {
 }
 
 /**
-/**
  * The server's SNICallback. A reload starts new workers, whose servers get
  * their own. Names that automatic HTTPS manages take its certificate first.
  * @param {object} config
@@ -57,7 +56,7 @@ function secureServerOptions (config, material, sni) {
  * @returns {{select: (servername: string, callback: Function) => void}}
  */
 function createSniSelector (config, material, certificates) {
-  const options = contextOptions(config)
+  const options = contextOptions(config, material)
   const table = Object.keys(material.sni).length === 0 ? null : createSniTable(material.sni, options)
   certificates.configure(config, options)
   // No match keeps the server's default certificate. Called by Node with
@@ -109,13 +108,14 @@ function offerAcmeTls (server, config) {
 }
 
 /**
- * The SETTINGS svr sends HTTP/2 clients: http2Settings over safe defaults,
- * with the header list bounded by maxHeaderSize as HTTP/1.1 heads are.
+ * The SETTINGS svr sends HTTP/2 clients: http2Settings (whose defaults the
+ * schema fills in), with the header list bounded by maxHeaderSize as
+ * HTTP/1.1 heads are unless it says otherwise.
  * @param {object} config
  * @returns {object}
  */
 function http2Settings (config) {
-  const settings = { ...HTTP2_DEFAULTS, maxHeaderListSize: config.maxHeaderSize, ...config.http2Settings }
+  const settings = { maxHeaderListSize: config.maxHeaderSize, ...config.http2Settings }
   // The schema accepts SVR.JS's alias; Node knows only maxHeaderListSize.
   if (config.http2Settings.maxHeaderSize !== undefined && config.http2Settings.maxHeaderListSize === undefined) {
     settings.maxHeaderListSize = config.http2Settings.maxHeaderSize

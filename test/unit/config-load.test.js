@@ -175,6 +175,12 @@ describe('loadConfig(file, { installDir })', () => {
       assert.deepEqual([config.users[0].pbkdf2, config.users[0].scrypt], [false, false])
     })
 
+    it('should fill the HTTP/2 settings from the schema, keeping those given', async (t) => {
+      assert.deepEqual((await load(t, {})).http2Settings, { headerTableSize: 4096, initialWindowSize: 65535, maxConcurrentStreams: 100 })
+      assert.deepEqual((await load(t, { http2Settings: { initialWindowSize: 1048576, enablePush: false } })).http2Settings,
+        { headerTableSize: 4096, initialWindowSize: 1048576, maxConcurrentStreams: 100, enablePush: false })
+    })
+
     it('should not share default objects between loads', async (t) => {
       const a = await load(t, {})
       const b = await load(t, {})

@@ -127,6 +127,19 @@ describe('stat cache', () => {
     assert.equal(cache.peek(file).size, 5)
   })
 
+  it('shares a fresh stat still under way, and takes a new one once it is settled', async () => {
+    const cache = createStatCache(DEFAULTS)
+    const file = path.join(dir, 'fresh-crowd.txt')
+    await fs.writeFile(file, 'one')
+    await cache.lookup(file).promise
+    const first = cache.fresh(file)
+    assert.equal(cache.fresh(file), first)
+    assert.equal((await first).size, 3)
+    await fs.writeFile(file, 'three')
+    const later = cache.fresh(file)
+    assert.equal((await later).size, 5)
+  })
+
   it('is not fooled by the system clock being set back', async (t) => {
     const realNow = Date.now
     let stepBack = 0

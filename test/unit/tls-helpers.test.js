@@ -3,7 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const { wildcardPattern } = require('../../lib/tls/sni')
-const { withoutHopByHop } = require('../../lib/tls/http2-compat')
+const { withoutHopByHop } = require('../../lib/http2/compat')
 const { http2Settings } = require('../../lib/tls/options')
 const { httpLimitOptions } = require('../../lib/limits')
 const { listeningLines } = require('../../lib/listen')
@@ -55,8 +55,8 @@ describe('HTTP/2 hop-by-hop header filter', () => {
 describe('HTTP/2 settings', () => {
   const base = { maxHeaderSize: 16384, http2Settings: {} }
 
-  it('should bound concurrent streams and header lists when unset', () => {
-    assert.deepEqual(http2Settings(base), { maxConcurrentStreams: 100, maxHeaderListSize: 16384 })
+  it('should bound header lists by maxHeaderSize when unset', () => {
+    assert.deepEqual(http2Settings(base), { maxHeaderListSize: 16384 })
   })
 
   it('should let configured settings win, the SVR.JS alias included', () => {

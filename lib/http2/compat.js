@@ -1,6 +1,7 @@
 'use strict'
 
 const http2 = require('node:http2')
+const { countBodyBytes } = require('../logging/access-log')
 
 // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 §8.2.2) and
 // Node throws when asked to send one. Scripts and mods written for
@@ -33,12 +34,49 @@ class SvrHttp2Response extends http2.Http2ServerResponse {
     return super.appendHeader(name, value)
   }
 
+  // Content-Length as Node's HTTP/1.1 response sets it for a body given whole to end().
+  end (chunk, encoding, callback) {
+    if (!this.headersSent && !this.hasHeader('content-length') && sendsLength(this.req.method, this.statusCode)) {
+      this.setHeader('content-length', typeof chunk === 'function' ? 0 : bodyLength(chunk, encoding))
+    }
+    return super.end(chunk, encoding, callback)
+  }
+
   // HTTP/2 has no reason phrase; passing one on would only print a warning.
   writeHead (statusCode, reason, headers) {
     return super.writeHead(statusCode, withoutHopByHop(typeof reason === 'string' ? headers : reason))
   }
 }
 
+// The response class HTTP/2 servers are created with: it counts its body
+// bytes for the access log and the metrics.
+const Http2Response = countBodyBytes(SvrHttp2Response, { endWrites: true })
+
+/**
+ * Whether Node's HTTP/1.1 response would add Content-Length to an answer
+ * ended at once: not to a HEAD, nor to a status that has no body.
+ * @param {string} method
+ * @param {number} status
+ * @returns {boolean}
+ */
+function sendsLength (method, status) {
+  return method !== 'HEAD' && status >= 200 && status !== 204 && status !== 304
+}
+
+/**
+ * @param {string|Uint8Array|null|undefined} body
+ * @param {string} [encoding]
+ * @returns {number} its length in bytes
+ */
+function bodyLength (body, encoding) {
+  if (body === undefined || body === null) return 0
+  return typeof body === 'string' ? Buffer.byteLength(body, typeof encoding === 'string' ? encoding : 'utf8') : body.byteLength
+}
+
+/**
+ * @param {unknown} name a header name
+ * @returns {boolean} whether it names a connection-specific header, which HTTP/2 forbids
+ */
 function isHopByHop (name) {
   return typeof name === 'string' && HOP_BY_HOP.has(name.toLowerCase())
 }
@@ -66,4 +104,4 @@ function filterArray (headers) {
   return clean
 }
 
-module.exports = { SvrHttp2Request, SvrHttp2Response, withoutHopByHop }
+module.exports = { SvrHttp2Request, SvrHttp2Response, Http2Response, withoutHopByHop, isHopByHop, sendsLength, bodyLength }

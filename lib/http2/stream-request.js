@@ -1,0 +1,36 @@
+'use strict'
+
+/**
+ * What the stages before the application code read of an HTTP/2 request,
+ * taken from the stream's header block: the fields of Node's
+ * Http2ServerRequest they use, without its stream machinery. Scripts and
+ * mods get a full Http2ServerRequest instead (lib/http2/promote.js).
+ */
+class StreamRequest {
+  /**
+   * @param {import('node:http2').ServerHttp2Stream} stream
+   * @param {import('node:http2').IncomingHttpHeaders} headers as the 'stream' event gives them
+   * @param {string[]} rawHeaders
+   */
+  constructor (stream, headers, rawHeaders) {
+    // Code written for HTTP/1.1 (virtual hosts, error pages) reads Host;
+    // Http2ServerRequest is given the same object, with the same addition.
+    const authority = headers[':authority']
+    if (headers.host === undefined && authority !== undefined) headers.host = authority
+    this.stream = stream
+    // The session's TLS socket (a proxy Node makes once per session), taken
+    // now: a stream that is gone no longer knows its session.
+    this.socket = stream.session.socket
+    this.headers = headers
+    this.rawHeaders = rawHeaders
+    this.method = headers[':method']
+    this.url = headers[':path']
+    this.httpVersion = '2.0'
+    this.httpVersionMajor = 2
+    this.httpVersionMinor = 0
+    // The full request and response, once made (lib/http2/promote.js).
+    this.promoted = null
+  }
+}
+
+module.exports = { StreamRequest }

@@ -1,0 +1,180 @@
+'use strict'
+
+const { EventEmitter } = require('node:events')
+const { validateHeaderName, validateHeaderValue } = require('node:http')
+const { isHopByHop, sendsLength, bodyLength } = require('./compat')
+const { countSentBytes } = require('../logging/access-log')
+
+const kResponse = Symbol('svr.http2.response')
+const NO_ERROR = 0
+// Header names are few (svr's own, the configured ones): each is validated
+// and lower-cased once, then looked up.
+const MAX_KNOWN_NAMES = 512
+const knownNames = new Map()
+
+/**
+ * The answer interface of svr's own stages on an HTTP/2 stream: the part of
+ * http.ServerResponse they use (statusCode, the header methods, end,
+ * destroy, 'finish' and 'close'), sent with one header object
+ * (`stream.respond`) and one `stream.end(body)`, or `respondWithFile` for a
+ * file from disk. Node's Http2ServerResponse, a Writable with its own
+ * header bookkeeping per request, is made only when application code needs
+ * it (lib/http2/promote.js). Like svr's subclass of it, it drops the
+ * connection-specific headers HTTP/1.1 code sets.
+ */
+class StreamResponse extends EventEmitter {
+  /**
+   * @param {import('node:http2').ServerHttp2Stream} stream
+   * @param {string} method the request's
+   */
+  constructor (stream, method) {
+    super()
+    this.stream = stream
+    this.method = method
+    this.statusCode = 200
+    // Lower-case names, as Http2ServerResponse keeps them; what respond() sends.
+    this.headers = Object.create(null)
+    this.headersSent = false
+    this.writableEnded = false
+    this.writableFinished = false
+    // Meaningless on a stream; stages set it for HTTP/1.1 connections.
+    this.shouldKeepAlive = true
+    // The full response made from this one, which answers from then on.
+    this.promoted = false
+    stream[kResponse] = this
+    // A stream reset by the client emits 'error'; the response's 'close'
+    // tells the access log.
+    stream.on('error', ignoreStreamError)
+    stream.on('close', onStreamClose)
+  }
+
+  get destroyed () {
+    return this.stream.destroyed
+  }
+
+  setHeader (name, value) {
+    const key = headerKey(name)
+    if (key === null) return this
+    if (typeof value !== 'number') validateHeaderValue(name, value)
+    this.headers[key] = value
+    return this
+  }
+
+  getHeader (name) {
+    return this.headers[name.toLowerCase()]
+  }
+
+  hasHeader (name) {
+    return this.headers[name.toLowerCase()] !== undefined
+  }
+
+  removeHeader (name) {
+    delete this.headers[name.toLowerCase()]
+  }
+
+  getHeaderNames () {
+    return Object.keys(this.headers)
+  }
+
+  getHeaders () {
+    return { ...this.headers }
+  }
+
+  /**
+   * Send the head and the whole body, if any, and end the stream, with a
+   * Content-Length where Node's HTTP/1.1 response would add one. HEAD, 204
+   * and 304 answers carry no body.
+   * @param {string|Buffer|Uint8Array} [body]
+   * @returns {this}
+   */
+  end (body) {
+    if (this.writableEnded) return this
+    this.writableEnded = true
+    const length = bodyLength(body)
+    const stream = this.stream
+    if (this.headers['content-length'] === undefined && sendsLength(this.method, this.statusCode)) {
+      this.headers['content-length'] = length
+    }
+    if (!this.startHead()) return this
+    countSentBytes(this, length)
+    if (length === 0 || !sendsLength(this.method, this.statusCode)) {
+      stream.respond(this.headers, { endStream: true })
+    } else {
+      stream.respond(this.headers)
+      stream.end(body)
+    }
+    return this
+  }
+
+  /**
+   * Send a file (or a part of it) from disk: Node opens it and hands the
+   * descriptor to nghttp2, which reads it as the window allows, with no
+   * Writable in between.
+   * @param {string} file
+   * @param {number} offset first byte
+   * @param {number} length bytes to send
+   * @param {(err: Error) => void} onError the file could not be opened; no head went out
+   */
+  sendFile (file, offset, length, onError) {
+    if (this.writableEnded) return
+    this.writableEnded = true
+    if (!this.startHead()) return
+    countSentBytes(this, length)
+    this.stream.respondWithFile(file, this.headers, { offset, length, onError: (err) => this.fileFailed(err, length, onError) })
+  }
+
+  // Until Node has sent the head, a failure to open the file leaves the
+  // response as it was, to be answered with an error page.
+  fileFailed (err, length, onError) {
+    this.writableEnded = false
+    this.headersSent = false
+    delete this.headers[':status']
+    countSentBytes(this, -length)
+    onError(err)
+  }
+
+  // false when the client is gone and nothing can be sent any more.
+  startHead () {
+    const stream = this.stream
+    if (stream.destroyed || stream.closed) return false
+    this.headersSent = true
+    this.headers[':status'] = this.statusCode
+    return true
+  }
+
+  /**
+   * Reset the stream, as Http2ServerResponse#destroy does.
+   * @param {Error} [err]
+   */
+  destroy (err) {
+    this.stream.destroy(err)
+  }
+}
+
+/**
+ * @param {string} name a header name
+ * @returns {string|null} its lower-case form, null for one HTTP/2 forbids
+ * @throws {TypeError} ERR_INVALID_HTTP_TOKEN, as Node's setHeader
+ */
+function headerKey (name) {
+  let key = knownNames.get(name)
+  if (key === undefined) {
+    validateHeaderName(name)
+    key = isHopByHop(name) ? null : name.toLowerCase()
+    if (knownNames.size < MAX_KNOWN_NAMES) knownNames.set(name, key)
+  }
+  return key
+}
+
+function ignoreStreamError () {}
+
+// `this` is the stream: one listener for every response, no closure each.
+function onStreamClose () {
+  const res = this[kResponse]
+  if (res.promoted) return
+  res.writableFinished = res.writableEnded && this.rstCode === NO_ERROR
+  if (res.writableFinished) res.emit('finish')
+  res.emit('close')
+}
+
+module.exports = { StreamResponse }
