@@ -524,6 +524,7 @@ describe('schema', () => {
       'maxUploadSize',
       'metricsAllow',
       'metricsPath',
+      'proxy',
       'requestTimeout',
       'serverSideScriptFormat',
       'shutdownDelay',
