@@ -6,6 +6,7 @@ const { LogFiles } = require('./logging')
 const { statsServices } = require('./cluster-stats')
 const { metricsServices } = require('./metrics/query')
 const { throttleServices } = require('./auth/cluster-throttle')
+const { proxyHealthServices } = require('./proxy/health-service')
 
 /**
  * What the workers share: the services one process (the primary, or the
@@ -26,7 +27,8 @@ class Coordinator {
     this.services = {
       ...throttleServices(this),
       ...statsServices(this),
-      ...metricsServices(this)
+      ...metricsServices(this),
+      ...proxyHealthServices(this)
     }
     this.table = serve(this.services)
   }

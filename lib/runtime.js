@@ -6,6 +6,8 @@ const { AccessLog } = require('./logging/access-log')
 const { createMetrics, activeConnections } = require('./metrics/worker')
 const { WorkerBalance } = require('./balance/worker')
 const { RequestStats } = require('./stats')
+const { ProxyUpstreams } = require('./proxy/upstreams')
+const { createProxyMetrics } = require('./metrics/proxy')
 
 /**
  * What one worker process holds besides its pipeline: its logger and log
@@ -36,6 +38,8 @@ class Runtime {
     this.metrics = null
     // Its HTTP/1 connections against its fair share (lib/balance).
     this.balance = new WorkerBalance()
+    // The proxy's upstreams: pools, health, counters (lib/proxy).
+    this.proxy = new ProxyUpstreams()
     // The servers whose connections the status page and metrics count.
     this.servers = null
   }
@@ -49,7 +53,10 @@ class Runtime {
       this.accessLog.configure({ observer: null })
       return
     }
-    if (this.metrics === null) this.metrics = createMetrics(this.name, () => this.activeConnections())
+    if (this.metrics === null) {
+      this.metrics = createMetrics(this.name, () => this.activeConnections())
+      this.proxy.metrics = createProxyMetrics(this.metrics.registry, this.proxy)
+    }
     this.accessLog.configure({ observer: this.metrics.observe })
   }
 
@@ -84,7 +91,8 @@ class Runtime {
       'stats-collect': () => fullSnapshot(this),
       'metrics-collect': () => this.metricsSnapshot(),
       blocklist: (msg) => this.blocklist.set(msg.entries),
-      'fair-share': (msg) => this.balance.share(msg)
+      'fair-share': (msg) => this.balance.share(msg),
+      'proxy-health': (msg) => this.proxy.setVerdicts(msg.verdicts)
     }
   }
 }

@@ -1,0 +1,154 @@
+'use strict'
+
+const { pipeline, Transform } = require('node:stream')
+const { performance } = require('node:perf_hooks')
+const { svrError } = require('../errors')
+const { requestHeaders, responseHeaders } = require('./headers')
+const { upstreamTarget, candidatesOf } = require('./routes')
+const { failureOf } = require('./failures')
+
+// Methods a request may be sent twice with (RFC 9110 9.2.2), when it has no body.
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
+const BODY_LIMIT = 'SVR_ERR_PROXY_BODY_LIMIT'
+
+/**
+ * Forward a request to an upstream of its route and stream the answer
+ * back. Upstreams are tried in the order the route's policy picks them;
+ * an idempotent request without a body goes to the next one when the
+ * previous could not be reached, up to `retries` times. What fails ends
+ * in the usual error pages: 502, 504, 503 with Retry-After when no
+ * upstream is up, 413 over the route's body limit.
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ * @param {object} ctx the request context
+ * @param {import('./routes').Route} route
+ * @param {{respond: object, log: object, upstreams: import('./upstreams').ProxyUpstreams}} env
+ * @returns {Promise<void>} settles once the response is under way or answered
+ */
+async function forward (req, res, ctx, route, env) {
+  const withBody = hasBody(req)
+  if (route.maxBodySize !== null && declaredLength(req) > route.maxBodySize) {
+    res.shouldKeepAlive = false
+    env.respond.sendError(req, res, 413)
+    return
+  }
+  const retryable = !withBody && IDEMPOTENT.has(req.method)
+  const body = !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize)
+  const path = upstreamTarget(route, ctx)
+  const started = performance.now()
+  // A client that goes away before the upstream answered cancels the exchange.
+  const abort = new AbortController()
+  res.once('close', () => { if (!res.writableFinished) abort.abort() })
+  const tried = new Set()
+  let failure = null
+  for (let attempt = 0; ; attempt++) {
+    const candidates = candidatesOf(route, tried, Date.now())
+    if (candidates.length === 0) break
+    const upstream = candidates.length === 1 ? candidates[0] : route.pick(candidates, ctx.clientAddress)
+    tried.add(upstream)
+    ctx.upstream = upstream.name
+    upstream.inFlight++
+    let response
+    try {
+      response = await upstream.dispatcher().request({
+        path,
+        method: req.method,
+        headers: requestHeaders(req, ctx, route, upstream.address),
+        body,
+        signal: abort.signal,
+        headersTimeout: route.firstByteTimeout,
+        bodyTimeout: route.idleTimeout
+      })
+    } catch (err) {
+      upstream.inFlight--
+      if (abort.signal.aborted) return
+      if (err.code === BODY_LIMIT) {
+        env.respond.sendError(req, res, 413)
+        return
+      }
+      failure = failureOf(err)
+      env.upstreams.report(upstream, false, (performance.now() - started) / 1000, route.health, env.log)
+      env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)
+      if (retryable && failure.unreached && attempt < route.retries) continue
+      break
+    }
+    relay(res, ctx, route, upstream, response, started, env)
+    return
+  }
+  ctx.upstreamTime = performance.now() - started
+  if (failure === null) {
+    env.respond.sendError(req, res, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
+  } else {
+    env.respond.sendError(req, res, failure.status)
+  }
+}
+
+// Stream the upstream's answer to the client; a break on either side ends
+// both (the client sees a cut response, never another one's bytes).
+function relay (res, ctx, route, upstream, response, started, env) {
+  const headers = responseHeaders(response.headers, route)
+  try {
+    for (const name of Object.keys(headers)) res.setHeader(name, headers[name])
+    res.statusCode = response.statusCode
+  } catch (err) {
+    // A field Node refuses to send (an HTTP/2 connection-specific one the
+    // upstream sent without naming it in Connection).
+    response.body.destroy()
+    upstream.inFlight--
+    env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' sent an unusable header: ' + err.message)
+    env.respond.sendError(res.req, res, 502)
+    return
+  }
+  pipeline(response.body, res, (err) => {
+    upstream.inFlight--
+    const seconds = (performance.now() - started) / 1000
+    ctx.upstreamTime = seconds * 1000
+    // A client that went away is no failure of the upstream's.
+    const failed = err !== undefined && err.code !== 'ERR_STREAM_PREMATURE_CLOSE'
+    env.upstreams.report(upstream, !failed, seconds, route.health, env.log)
+    if (failed) env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' broke off its response: ' + failureOf(err).reason)
+  })
+}
+
+/**
+ * @param {import('node:http').IncomingMessage} req
+ * @returns {boolean} whether the request has a body to forward
+ */
+function hasBody (req) {
+  if (req.httpVersionMajor === 2) return req.stream !== undefined && !req.stream.endAfterHeaders && !req.readableEnded
+  const length = req.headers['content-length']
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined
+}
+
+function declaredLength (req) {
+  const length = req.headers['content-length']
+  return length === undefined ? -1 : Number(length)
+}
+
+// A body without Content-Length, cut off past the route's limit.
+function limited (req, limit) {
+  let seen = 0
+  const counter = new Transform({
+    transform (chunk, encoding, callback) {
+      seen += chunk.length
+      if (seen > limit) callback(svrError(BODY_LIMIT, [limit]))
+      else callback(null, chunk)
+    }
+  })
+  req.on('error', (err) => counter.destroy(err))
+  return req.pipe(counter)
+}
+
+// Seconds until an upstream may be up again: the end of the earliest
+// passive exclusion, or one active-check interval.
+function retryAfter (route) {
+  const now = Date.now()
+  let soonest = Infinity
+  for (const upstream of route.upstreams) {
+    if (upstream.downUntil > now) soonest = Math.min(soonest, upstream.downUntil - now)
+  }
+  if (soonest === Infinity) soonest = route.healthCheck === null ? 1000 : route.healthCheck.interval
+  return Math.max(1, Math.ceil(soonest / 1000))
+}
+
+module.exports = { forward, hasBody, IDEMPOTENT }
