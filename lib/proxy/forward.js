@@ -32,18 +32,38 @@ async function forward (req, res, ctx, route, env) {
     env.respond.sendError(req, res, 413)
     return
   }
-  const retryable = !withBody && IDEMPOTENT.has(req.method)
-  const body = !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize)
-  const path = upstreamTarget(route, ctx)
-  const started = performance.now()
-  // A client that goes away before the upstream answered cancels the exchange.
-  const abort = new AbortController()
-  res.once('close', () => { if (!res.writableFinished) abort.abort() })
+  const exchange = {
+    path: upstreamTarget(route, ctx),
+    body: !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize),
+    retryable: !withBody && IDEMPOTENT.has(req.method),
+    started: performance.now(),
+    // A client that goes away before the upstream answered cancels the exchange.
+    abort: new AbortController()
+  }
+  res.once('close', () => { if (!res.writableFinished) exchange.abort.abort() })
+  const failure = await tryUpstreams(req, res, ctx, route, env, exchange)
+  if (failure === undefined) return
+  ctx.upstreamTime = performance.now() - exchange.started
+  if (failure === null) {
+    env.respond.sendError(req, res, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
+  } else {
+    env.respond.sendError(req, res, failure.status)
+  }
+}
+
+/**
+ * Send the request to upstreams in the order the policy picks them until
+ * one answers (its answer is then relayed) or a retry is not allowed.
+ * @returns {Promise<import('./failures').Failure|null|undefined>} undefined
+ *   when answered (or the client left), null when no upstream was up, else
+ *   the last failure
+ */
+async function tryUpstreams (req, res, ctx, route, env, exchange) {
   const tried = new Set()
   let failure = null
   for (let attempt = 0; ; attempt++) {
     const candidates = candidatesOf(route, tried, Date.now())
-    if (candidates.length === 0) break
+    if (candidates.length === 0) return failure
     const upstream = candidates.length === 1 ? candidates[0] : route.pick(candidates, ctx.clientAddress)
     tried.add(upstream)
     ctx.upstream = upstream.name
@@ -51,35 +71,26 @@ async function forward (req, res, ctx, route, env) {
     let response
     try {
       response = await upstream.dispatcher().request({
-        path,
+        path: exchange.path,
         method: req.method,
         headers: requestHeaders(req, ctx, route, upstream.address),
-        body,
-        signal: abort.signal,
+        body: exchange.body,
+        signal: exchange.abort.signal,
         headersTimeout: route.firstByteTimeout,
         bodyTimeout: route.idleTimeout
       })
     } catch (err) {
       upstream.inFlight--
-      if (abort.signal.aborted) return
-      if (err.code === BODY_LIMIT) {
-        env.respond.sendError(req, res, 413)
-        return
-      }
+      if (exchange.abort.signal.aborted) return undefined
+      if (err.code === BODY_LIMIT) return { status: 413, unreached: false, reason: err.message }
       failure = failureOf(err)
-      env.upstreams.report(upstream, false, (performance.now() - started) / 1000, route.health, env.log)
+      env.upstreams.report(upstream, false, (performance.now() - exchange.started) / 1000, route.health, env.log)
       env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)
-      if (retryable && failure.unreached && attempt < route.retries) continue
-      break
+      if (exchange.retryable && failure.unreached && attempt < route.retries) continue
+      return failure
     }
-    relay(res, ctx, route, upstream, response, started, env)
-    return
-  }
-  ctx.upstreamTime = performance.now() - started
-  if (failure === null) {
-    env.respond.sendError(req, res, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
-  } else {
-    env.respond.sendError(req, res, failure.status)
+    relay(res, ctx, route, upstream, response, exchange.started, env)
+    return undefined
   }
 }
 
