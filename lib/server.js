@@ -12,6 +12,7 @@ const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limit
 const { secureServerOptions, createSniSelector, http2Settings } = require('./tls/options')
 const { SvrHttp2Request, SvrHttp2Response } = require('./tls/http2-compat')
 const { countBodyBytes } = require('./logging/access-log')
+const { upgradeResponse } = require('./upgrade-response')
 const { closedUntilIdle } = require('./console/accepting')
 const { stateOf } = require('./server-state')
 
@@ -146,7 +147,13 @@ function listenForRequests (server, state) {
     if (req.httpVersionMajor === 2) state.route.pipeline.sendError(req, socket, 501)
     else state.route.onConnect(req, socket, head)
   })
-  server.on('request', function onRequest (req, res) {
+  // Upgrade requests (WebSocket) go through the pipeline too, with a
+  // response on their socket, so that a proxy route can tunnel them.
+  server.on('upgrade', function onUpgrade (req, socket, head) {
+    onRequest(req, upgradeResponse(req, socket, head, Http1Response))
+  })
+  server.on('request', onRequest)
+  function onRequest (req, res) {
     const { pipeline } = state.route
     const { runtime } = pipeline
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
@@ -160,7 +167,7 @@ function listenForRequests (server, state) {
       return
     }
     pipeline.handleRequest(req, res)
-  })
+  }
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {

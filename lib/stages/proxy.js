@@ -2,6 +2,7 @@
 
 const { compileRoutes, matchRoute } = require('../proxy/routes')
 const { forward } = require('../proxy/forward')
+const { tunnel } = require('../proxy/tunnel')
 const { watchHealth } = require('../proxy/health-client')
 
 /**
@@ -23,7 +24,9 @@ function createProxyStage (options, shared) {
   return function proxyRequest (req, res, ctx) {
     const route = matchRoute(routes, ctx)
     if (route === null) return false
-    forward(req, res, ctx, route, env).catch((err) => {
+    // Node marks the requests it handed over as 'upgrade' (HTTP/1.1 only).
+    const exchange = req.upgrade === true ? tunnel : forward
+    exchange(req, res, ctx, route, env).catch((err) => {
       shared.log.error('request ' + ctx.requestId + ': proxying failed:', err)
       shared.respond.sendError(req, res, 502, { error: err })
     })
