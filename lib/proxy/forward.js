@@ -110,10 +110,13 @@ function relay (res, ctx, route, upstream, response, started, env) {
     env.respond.sendError(res.req, res, 502)
     return
   }
+  // The upstream's time ends with its last byte, before the access log
+  // hears that the response is over.
+  response.body.once('end', () => { ctx.upstreamTime = performance.now() - started })
   pipeline(response.body, res, (err) => {
     upstream.inFlight--
     const seconds = (performance.now() - started) / 1000
-    ctx.upstreamTime = seconds * 1000
+    if (ctx.upstreamTime < 0) ctx.upstreamTime = seconds * 1000
     // A client that went away is no failure of the upstream's.
     const failed = err !== undefined && err.code !== 'ERR_STREAM_PREMATURE_CLOSE'
     env.upstreams.report(upstream, !failed, seconds, route.health, env.log)
