@@ -39,14 +39,22 @@ function roundRobin () {
 function leastConnections () {
   let turn = 0
   return function pickLeastBusy (candidates) {
-    const start = turn % candidates.length
-    turn = (turn + 1) % 0x40000000
-    let best = candidates[start]
-    for (let i = 1; i < candidates.length; i++) {
-      const upstream = candidates[(start + i) % candidates.length]
-      if (upstream.inFlight < best.inFlight) best = upstream
+    let least = Infinity
+    let ties = 0
+    for (const upstream of candidates) {
+      if (upstream.inFlight < least) {
+        least = upstream.inFlight
+        ties = 1
+      } else if (upstream.inFlight === least) {
+        ties++
+      }
     }
-    return best
+    let skip = turn % ties
+    turn = (turn + 1) % 0x40000000
+    for (const upstream of candidates) {
+      if (upstream.inFlight === least && skip-- === 0) return upstream
+    }
+    return candidates[0]
   }
 }
 
