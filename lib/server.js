@@ -143,9 +143,11 @@ function listenForRequests (server, state) {
   if (state.sni !== null) server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
-    // mod API tunnels through an HTTP/2 stream.
-    if (req.httpVersionMajor === 2) state.route.pipeline.sendError(req, socket, 501)
-    else state.route.onConnect(req, socket, head)
+    // mod API tunnels through an HTTP/2 stream. An extended CONNECT (RFC
+    // 8441, a WebSocket) is a request like others, for a proxy route.
+    if (req.httpVersionMajor !== 2) state.route.onConnect(req, socket, head)
+    else if (req.headers[':protocol'] !== undefined) onRequest(req, socket)
+    else state.route.pipeline.sendError(req, socket, 501)
   })
   // Upgrade requests (WebSocket) go through the pipeline too, with a
   // response on their socket, so that a proxy route can tunnel them.

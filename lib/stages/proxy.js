@@ -24,8 +24,9 @@ function createProxyStage (options, shared) {
   return function proxyRequest (req, res, ctx) {
     const route = matchRoute(routes, ctx)
     if (route === null) return false
-    // Node marks the requests it handed over as 'upgrade' (HTTP/1.1 only).
-    const exchange = req.upgrade === true ? tunnel : forward
+    // Node marks the HTTP/1.1 requests it handed over as 'upgrade'; an
+    // HTTP/2 one (extended CONNECT) names its protocol in :protocol.
+    const exchange = req.upgrade === true || req.headers[':protocol'] !== undefined ? tunnel : forward
     exchange(req, res, ctx, route, env).catch((err) => {
       shared.log.error('request ' + ctx.requestId + ': proxying failed:', err)
       shared.respond.sendError(req, res, 502, { error: err })
