@@ -21,8 +21,8 @@
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
-const { createSite } = require('./site')
-const { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
+const { createSite, createModProxySite } = require('./site')
+const { startSvr, startBare, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
 const { loadWorkload, stopLoads } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
@@ -49,7 +49,10 @@ const WORKLOADS = [
     goal: null,
     what: '100 KiB text, Accept-Encoding: br, gzip',
     headers: { 'Accept-Encoding': 'br, gzip' }
-  }
+  },
+  // svr's `proxy` route and nginx's proxy_pass (keep-alive upstream
+  // connections) forward to the same bare Node process.
+  { name: 'proxy-1k', target: '/proxy/1k', connections: 50, baseline: 'nginx', goal: 0.6, what: 'proxy to a bare Node upstream, 1 KiB answer' }
 ]
 
 /** Config overrides a second svr runs with, for the rows that name them. */
@@ -58,14 +61,18 @@ const VARIANTS = {
   // What writing every access-log line as its response ends (the default,
   // logFlushDelay 0) costs against lines held up to 25 ms to be written
   // together, which a SIGKILL loses.
-  'log-batched': { label: 'logFlushDelay 25', config: { logFlushDelay: 25 } }
+  'log-batched': { label: 'logFlushDelay 25', config: { logFlushDelay: 25 } },
+  // The issue's second bar for the proxy: at least twice what a 3.x proxy
+  // mod does under svr (bench/site.js createModProxySite).
+  'proxy-mod': { label: 'a 3.x proxy mod instead of `proxy`', config: { proxy: [] }, modProxy: true }
 }
 
 WORKLOADS.push(
   variantOf('hello', 'no-access-log'),
   variantOf('404', 'no-access-log'),
   variantOf('hello', 'log-batched'),
-  variantOf('404', 'log-batched')
+  variantOf('404', 'log-batched'),
+  variantOf('proxy-1k', 'proxy-mod')
 )
 
 // The targets are judged on the default config: a variant row has none.
@@ -109,7 +116,9 @@ async function main () {
     })
   }
   try {
-    const site = await createSite(dir)
+    // The application behind the proxy rows, for svr and nginx alike.
+    const upstream = await startUpstream(dir)
+    const site = await createSite(dir, upstream.port)
     if (args.curves) return await runCurves({ args, site, dir, tool })
     if (args.profile !== null) {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
@@ -198,7 +207,7 @@ async function measure ({ site, dir, tool, plan, workloads }) {
   const variants = new Map()
   try {
     if (baselines.has('bare')) targets.bare = await startBare(dir)
-    if (baselines.has('nginx')) targets.nginx = await startNginx(dir, site.webroot)
+    if (baselines.has('nginx')) targets.nginx = await startNginx(dir, site.webroot, site.upstreamPort)
     for (const variant of new Set(workloads.map((w) => w.variant).filter(Boolean))) {
       const configFile = await variantConfig(site, dir, variant)
       variants.set(variant, await startSvr(site, dir, { configFile, name: 'svr ' + variant }))
@@ -233,6 +242,7 @@ function groupVariants (workloads) {
 // The site's config with the variant's overrides, beside it, so that the
 // same relative paths (serverSideScript.js) hold.
 async function variantConfig (site, dir, variant) {
+  if (VARIANTS[variant].modProxy) return createModProxySite(site, dir, {})
   const config = JSON.parse(await fs.readFile(site.configFile, 'utf8'))
   const file = path.join(dir, 'config-' + variant + '.json')
   await fs.writeFile(file, JSON.stringify({ ...config, ...VARIANTS[variant].config }, null, 2))

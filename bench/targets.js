@@ -13,6 +13,7 @@ const { freePort, hasCommand } = require('../test/helpers/tools')
 
 const SVR = path.join(__dirname, '..', 'svr.js')
 const BARE = path.join(__dirname, 'bare-cluster.js')
+const UPSTREAM = path.join(__dirname, 'proxy-upstream.js')
 const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 15000
 
@@ -64,6 +65,21 @@ async function startBare (dir, opts = {}) {
   return { name: 'bare', port, proc, pid: child.pid }
 }
 
+/**
+ * The upstream of the proxy rows (bench/proxy-upstream.js).
+ * @param {string} dir
+ */
+async function startUpstream (dir) {
+  const port = await freePort()
+  const logFile = logFileFor(dir, 'upstream')
+  const out = fs.openSync(logFile, 'w')
+  const child = spawn(process.execPath, [UPSTREAM, String(port)], { stdio: ['ignore', out, out] })
+  fs.closeSync(out)
+  const proc = track(child, 'upstream')
+  await waitForLine(logFile, LISTENING, proc)
+  return { name: 'upstream', port, proc, pid: child.pid }
+}
+
 // Several servers start within the same millisecond; each has a log of its own.
 function logFileFor (dir, name) {
   return path.join(dir, `${name}-${++logCount}.log`)
@@ -71,15 +87,16 @@ function logFileFor (dir, name) {
 
 /**
  * Debian's nginx on a loopback port with a config of its own, as the
- * reference for static files, listings and compression: 2 workers,
- * sendfile, autoindex, gzip. null when nginx is not installed or does not
+ * reference for static files, listings, compression and proxying: 2
+ * workers, sendfile, autoindex, gzip, and /proxy/ passed to the upstream
+ * with keep-alive connections to it. null when nginx is not installed or does not
  * start (a CI runner without root, say): the rows it is the baseline of
  * then have none.
  */
-async function startNginx (dir, webroot) {
+async function startNginx (dir, webroot, upstreamPort) {
   if (!await hasCommand('nginx')) return null
   try {
-    return await launchNginx(dir, webroot)
+    return await launchNginx(dir, webroot, upstreamPort)
   } catch (err) {
     await stopAll({ name: 'nginx' })
     console.error('bench: nginx did not start, its rows have no baseline: ' + err.message.split('\n')[0])
@@ -87,7 +104,7 @@ async function startNginx (dir, webroot) {
   }
 }
 
-async function launchNginx (dir, webroot) {
+async function launchNginx (dir, webroot, upstreamPort) {
   const port = await freePort()
   const prefix = path.join(dir, 'nginx')
   await fsp.mkdir(prefix, { recursive: true })
@@ -106,10 +123,19 @@ http {
   keepalive_requests 100000;
   gzip on;
   gzip_types text/plain text/css application/javascript;
+  upstream app {
+    server 127.0.0.1:${upstreamPort};
+    keepalive 64;
+  }
   server {
     listen 127.0.0.1:${port};
     root ${webroot};
     location /list/ { autoindex on; }
+    location /proxy/ {
+      proxy_pass http://app/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
   }
 }
 `
@@ -192,4 +218,4 @@ function sleep (ms) {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-module.exports = { startSvr, startBare, startNginx, stop, stopAll, rssMb, hasCommand, sleep }
+module.exports = { startSvr, startBare, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep }

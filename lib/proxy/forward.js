@@ -37,10 +37,19 @@ async function forward (req, res, ctx, route, env) {
     body: !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize),
     retryable: !withBody && IDEMPOTENT.has(req.method),
     started: performance.now(),
-    // A client that goes away before the upstream answered cancels the exchange.
-    abort: new AbortController()
+    // Set once the upstream's headers are in: from then on the stream
+    // pipeline ends both sides, and a client that goes away ends the body.
+    answered: false,
+    clientGone: false
   }
-  res.once('close', () => { if (!res.writableFinished) exchange.abort.abort() })
+  // A client that goes away before the upstream answered cancels the
+  // request. undici takes an EventEmitter as its signal, so the response
+  // itself serves, without an AbortController per request.
+  res.once('close', () => {
+    if (exchange.answered) return
+    exchange.clientGone = true
+    res.emit('abort')
+  })
   const failure = await tryUpstreams(req, res, ctx, route, env, exchange)
   if (failure === undefined) return
   ctx.upstreamTime = performance.now() - exchange.started
@@ -75,13 +84,13 @@ async function tryUpstreams (req, res, ctx, route, env, exchange) {
         method: req.method,
         headers: requestHeaders(req, ctx, route, upstream.address),
         body: exchange.body,
-        signal: exchange.abort.signal,
+        signal: res,
         headersTimeout: route.firstByteTimeout,
         bodyTimeout: route.idleTimeout
       })
     } catch (err) {
       upstream.inFlight--
-      if (exchange.abort.signal.aborted) return undefined
+      if (exchange.clientGone) return undefined
       if (err.code === BODY_LIMIT) return { status: 413, unreached: false, reason: err.message }
       failure = failureOf(err)
       env.upstreams.report(upstream, false, (performance.now() - exchange.started) / 1000, route.health, env.log)
@@ -89,6 +98,7 @@ async function tryUpstreams (req, res, ctx, route, env, exchange) {
       if (exchange.retryable && failure.unreached && attempt < route.retries) continue
       return failure
     }
+    exchange.answered = true
     relay(res, ctx, route, upstream, response, exchange.started, env)
     return undefined
   }

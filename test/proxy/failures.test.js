@@ -122,4 +122,25 @@ describe('proxy failures', () => {
     const chunked = await rawRequest(svr.port, 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n14\r\n' + 'y'.repeat(20) + '\r\n0\r\n\r\n')
     assert.equal(chunked.status, 413)
   })
+  it('should cancel the upstream request when the client goes away before the answer', async (t) => {
+    let closed = null
+    const upstreamClosed = new Promise((resolve) => { closed = resolve })
+    const upstream = await startUpstream(t, {
+      handler (req) {
+        // Never answers; the proxy must hang up when its client does.
+        req.socket.once('close', closed)
+      }
+    })
+    const site = await makeSite(t, { workers: 1, proxy: [{ path: '/', upstreams: [upstream.origin], firstByteTimeout: 60000 }] })
+    const svr = await startSvr(t, site.configFile)
+    const socket = net.connect(svr.port, '127.0.0.1')
+    socket.on('error', () => {})
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n')
+    while (upstream.hits === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    socket.destroy()
+    // Without the cancel the upstream's connection stays until firstByteTimeout (60 s).
+    const outcome = await Promise.race([upstreamClosed.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 5000, 'still open'))])
+    assert.equal(outcome, 'closed')
+    assert.equal(upstream.hits, 1)
+  })
 })
