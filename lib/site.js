@@ -39,10 +39,10 @@ class Site {
  * Compile the virtual-host entries of a configuration once per worker:
  * `customHeadersVHost`, `enableDirectoryListingVHost`, `errorPages`,
  * `wwwrootPostfixesVHost`, and the `host`/`ip` of `rewriteMap` rules,
- * `nonStandardCodes` entries and `proxy` routes. As in SVR.JS, the first matching entry in
- * configuration order wins where one entry is picked; a host pattern
- * `*.example.com` matches the apex and its subdomains; `ip` is the local
- * address the client connected to.
+ * `nonStandardCodes` entries and `proxy` routes. As in SVR.JS, the first
+ * matching entry in configuration order wins where one entry is picked; a
+ * host pattern `*.example.com` matches the apex and its subdomains; `ip` is
+ * the local address the client connected to.
  * @param {object} config validated configuration
  * @param {string} serverString value of the Server header
  * @returns {SiteResolver}

@@ -56,6 +56,8 @@ async function forward (req, res, ctx, route, env) {
   if (failure === null) {
     env.respond.sendError(req, res, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
   } else {
+    // A body cut off at the limit leaves the rest of it unread.
+    if (failure.status === 413) res.shouldKeepAlive = false
     env.respond.sendError(req, res, failure.status)
   }
 }
