@@ -1,6 +1,5 @@
 'use strict'
 
-const { Client } = require('undici')
 const { parseUpstream } = require('./upstream-url')
 
 /**
@@ -101,6 +100,8 @@ class Checker {
   }
 
   start () {
+    // Loaded with the first check: a primary without checks does without it.
+    const { Client } = require('undici')
     this.client = new Client(this.address.origin, {
       connect: { timeout: this.check.timeout, socketPath: this.address.socketPath === null ? undefined : this.address.socketPath },
       pipelining: 0

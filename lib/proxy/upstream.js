@@ -1,7 +1,5 @@
 'use strict'
 
-const { Pool } = require('undici')
-
 /**
  * One upstream server as this worker sees it: its connection pool, the
  * requests in flight to it, its passive health (failures counted here) and
@@ -33,10 +31,13 @@ class Upstream {
 
   /**
    * The keep-alive pool, made at the first request.
-   * @returns {Pool}
+   * @returns {import('undici').Pool}
    */
   dispatcher () {
     if (this.pool === null) {
+      // Loaded at the first proxied request: a worker without routes, and
+      // every worker's boot, do without undici's load time.
+      const { Pool } = require('undici')
       const { address, settings } = this
       this.pool = new Pool(address.origin, {
         connections: settings.connections,
