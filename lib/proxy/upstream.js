@@ -92,16 +92,6 @@ class Upstream {
     this.failures = []
     this.downUntil = 0
   }
-
-  /**
-   * Close the pool (the worker is stopping, or a reload no longer uses it).
-   * @returns {Promise<void>}
-   */
-  close () {
-    const pool = this.pool
-    this.pool = null
-    return pool === null ? Promise.resolve() : pool.close().catch(() => {})
-  }
 }
 
 module.exports = { Upstream }

@@ -92,14 +92,6 @@ class ProxyUpstreams {
     }
     return [...rows.values()]
   }
-
-  /**
-   * Close every pool.
-   * @returns {Promise<void>}
-   */
-  close () {
-    return Promise.all([...this.byKey.values()].map((upstream) => upstream.close())).then(() => {})
-  }
 }
 
 module.exports = { ProxyUpstreams }
