@@ -5,6 +5,7 @@
 const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
 const path = require('node:path')
+const { packLegacyMod } = require('../test/helpers/mods')
 
 const LISTING_ENTRIES = 200
 
@@ -34,11 +35,35 @@ if (href === '/fibonacci') {
 }
 `
 
+// The slowest acceptable way a user proxies today: a 3.x mod in the style
+// of the reverse-proxy mods, one http.request per request (Node's global
+// agent, which keeps connections alive on Node >= 19) piped both ways.
+const PROXY_MOD = `var http = require('http')
+function Mod () {}
+Mod.prototype.callback = function (req, res, serverconsole, responseEnd, href, ext, uobject, search,
+  defaultpage, users, page404, head, foot, fd, elseCallback, configJSON, callServerError) {
+  return function () {
+    if (href.indexOf('/proxy/') !== 0) return elseCallback()
+    var headers = Object.assign({}, req.headers)
+    headers.host = '127.0.0.1:' + PORT
+    var upstream = http.request({ hostname: '127.0.0.1', port: PORT, path: req.url.slice(6), method: req.method, headers: headers },
+      function (answer) {
+        res.writeHead(answer.statusCode, answer.headers)
+        answer.pipe(res)
+      })
+    upstream.on('error', function (err) { callServerError(502, 'bench-proxy-mod', err) })
+    req.pipe(upstream)
+  }
+}
+module.exports = Mod
+`
+
 /**
  * @param {string} dir an empty directory
- * @returns {Promise<{webroot: string, configFile: string, scriptFile: string}>}
+ * @param {number} [upstreamPort] the port of bench/proxy-upstream.js, for the route /proxy/ (none without)
+ * @returns {Promise<{webroot: string, configFile: string, scriptFile: string, upstreamPort: number}>}
  */
-async function createSite (dir) {
+async function createSite (dir, upstreamPort) {
   const webroot = path.join(dir, 'webroot')
   const list = path.join(webroot, 'list')
   await fs.mkdir(list, { recursive: true })
@@ -57,10 +82,33 @@ async function createSite (dir) {
     wwwroot: webroot,
     workers: 2,
     enableDirectoryListing: true,
+    // The proxy rows: /proxy/… to the upstream, the prefix stripped.
+    ...(upstreamPort === undefined ? {} : { proxy: [{ path: '/proxy', stripPrefix: true, upstreams: ['http://127.0.0.1:' + upstreamPort] }] }),
     // For experiments: BENCH_SVR_CONFIG='{"enableLogging":false}' npm run bench
     ...JSON.parse(process.env.BENCH_SVR_CONFIG || '{}')
   }, null, 2))
-  return { webroot, configFile, scriptFile }
+  return { webroot, configFile, scriptFile, upstreamPort }
+}
+
+/**
+ * The site's config without the `proxy` route and with the 3.x proxy mod
+ * instead, in a directory of its own (mods are found beside the config),
+ * with the script beside it too.
+ * @param {{configFile: string, scriptFile: string, upstreamPort: number}} site
+ * @param {string} dir where the site lives
+ * @param {object} overrides more config values
+ * @returns {Promise<string>} the config file
+ */
+async function createModProxySite (site, dir, overrides) {
+  const root = path.join(dir, 'mod-proxy')
+  await fs.mkdir(path.join(root, 'mods'), { recursive: true })
+  await fs.copyFile(site.scriptFile, path.join(root, 'serverSideScript.js'))
+  await packLegacyMod(path.join(root, 'mods'), 'proxy.tar.gz', PROXY_MOD.replace(/PORT/g, String(site.upstreamPort)),
+    { name: 'bench proxy mod', version: '1.0.0' })
+  const config = JSON.parse(await fs.readFile(site.configFile, 'utf8'))
+  const configFile = path.join(root, 'config.json')
+  await fs.writeFile(configFile, JSON.stringify({ ...config, ...overrides, proxy: [] }, null, 2))
+  return configFile
 }
 
 function htmlOfSize (size) {
@@ -81,4 +129,4 @@ function textOfSize (size) {
   return text.slice(0, size)
 }
 
-module.exports = { createSite, LISTING_ENTRIES }
+module.exports = { createSite, createModProxySite, LISTING_ENTRIES }

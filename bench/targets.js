@@ -15,6 +15,7 @@ const { freePort, hasCommand } = require('../test/helpers/tools')
 const SVR = path.join(__dirname, '..', 'svr.js')
 const BARE = path.join(__dirname, 'bare-cluster.js')
 const BARE_H2 = path.join(__dirname, 'bare-h2.js')
+const UPSTREAM = path.join(__dirname, 'proxy-upstream.js')
 const LISTENING = /listening on https?:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 15000
 
@@ -71,6 +72,21 @@ async function startBare (dir, opts = {}) {
   return { name, port, proc, pid: child.pid }
 }
 
+/**
+ * The upstream of the proxy rows (bench/proxy-upstream.js).
+ * @param {string} dir
+ */
+async function startUpstream (dir) {
+  const port = await freePort()
+  const logFile = logFileFor(dir, 'upstream')
+  const out = fs.openSync(logFile, 'w')
+  const child = spawn(process.execPath, [UPSTREAM, String(port)], { stdio: ['ignore', out, out] })
+  fs.closeSync(out)
+  const proc = track(child, 'upstream')
+  await waitForLine(logFile, LISTENING, proc)
+  return { name: 'upstream', port, proc, pid: child.pid }
+}
+
 // Several servers start within the same millisecond; each has a log of its own.
 function logFileFor (dir, name) {
   return path.join(dir, `${name}-${++logCount}.log`)
@@ -78,19 +94,21 @@ function logFileFor (dir, name) {
 
 /**
  * Debian's nginx on a loopback port with a config of its own, as the
- * reference for static files, listings and compression: 2 workers,
- * sendfile, autoindex, gzip. null when nginx is not installed or does not
+ * reference for static files, listings, compression and proxying: 2
+ * workers, sendfile, autoindex, gzip, and /proxy/ passed to the upstream
+ * with keep-alive connections to it. null when nginx is not installed or does not
  * start (a CI runner without root, say): the rows it is the baseline of
  * then have none. With `tls`, it listens with TLS and HTTP/2, with a
  * shared session cache and session tickets (as a production site would).
  * @param {string} dir
  * @param {string} webroot
- * @param {{cert: string, key: string}|null} [tls] PEM files
+ * @param {{tls?: {cert: string, key: string}|null, upstreamPort?: number|null}} [opts]
+ *   tls: PEM files; upstreamPort: the upstream of /proxy/, none when null
  */
-async function startNginx (dir, webroot, tls = null) {
+async function startNginx (dir, webroot, { tls = null, upstreamPort = null } = {}) {
   if (!await hasCommand('nginx')) return null
   try {
-    return await launchNginx(dir, webroot, tls)
+    return await launchNginx(dir, webroot, tls, upstreamPort)
   } catch (err) {
     await stopAll({ name: tls === null ? 'nginx' : 'nginx tls' })
     console.error('bench: nginx did not start, its rows have no baseline: ' + err.message.split('\n')[0])
@@ -98,7 +116,7 @@ async function startNginx (dir, webroot, tls = null) {
   }
 }
 
-async function launchNginx (dir, webroot, tls) {
+async function launchNginx (dir, webroot, tls, upstreamPort) {
   const port = await freePort()
   const prefix = path.join(dir, tls === null ? 'nginx' : 'nginx-tls')
   const listen = tls === null
@@ -124,10 +142,19 @@ http {
   keepalive_requests 100000;
   gzip on;
   gzip_types text/plain text/css application/javascript;
+  ${upstreamPort === null ? '' : `upstream app {
+    server 127.0.0.1:${upstreamPort};
+    keepalive 64;
+  }`}
   server {
     ${listen}
     root ${webroot};
     location /list/ { autoindex on; }
+    ${upstreamPort === null ? '' : `location /proxy/ {
+      proxy_pass http://app/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }`}
   }
 }
 `
@@ -235,4 +262,4 @@ async function startBareH2 (dir, file, tls, svrHeaders = false) {
   return { name, port, proc, pid: child.pid }
 }
 
-module.exports = { startSvr, startBare, startBareH2, startNginx, stop, stopAll, rssMb, hasCommand, sleep }
+module.exports = { startSvr, startBare, startBareH2, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep }

@@ -82,7 +82,7 @@ async function measureTls ({ site, dir, plan, only }) {
     if (workloads.some((w) => w.svr === 'svr + script')) {
       targets.set('svr + script', await startSvr(site, dir, { name: 'svr + script', configFile: configs.script, scheme: 'https' }))
     }
-    const nginx = await startNginx(dir, site.webroot, tls)
+    const nginx = await startNginx(dir, site.webroot, { tls })
     if (nginx !== null) targets.set(nginx.name, nginx)
     if (workloads.some((w) => w.baselines.some((b) => b.name === 'bare h2'))) {
       const file = path.join(site.webroot, '1k.html')

@@ -34,12 +34,17 @@ function collectStats (runtime) {
 
 /**
  * The status counters of stats.js plus what the runtime knows: body bytes
- * sent and open connections (null when unknown).
+ * sent, open connections (null when unknown) and the proxy's upstreams.
  * @param {object} runtime
  * @returns {Promise<object>}
  */
 async function fullSnapshot (runtime) {
-  return { ...runtime.stats.snapshot(), bytesSent: runtime.bytesSent(), connections: await runtime.activeConnections() }
+  return {
+    ...runtime.stats.snapshot(),
+    bytesSent: runtime.bytesSent(),
+    connections: await runtime.activeConnections(),
+    upstreams: runtime.proxy.snapshot()
+  }
 }
 
 function processStart () {

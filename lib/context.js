@@ -48,6 +48,10 @@ class RequestContext {
     this.isProxy = false
     // The Basic-auth user name once a 401 rule has accepted the request.
     this.authUser = null
+    // The proxy upstream that answered (or was tried last), and the time
+    // from the first attempt to the end of its response, in ms; for the access log.
+    this.upstream = null
+    this.upstreamTime = -1
     if (this.config.enableIPSpoofing) resolveClientAddress(this, req)
     // Sent as X-Request-Id, written to the logs and shown on 5xx pages.
     // Stays last: a trusted proxy's id is adopted only when the fields

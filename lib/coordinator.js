@@ -9,6 +9,7 @@ const { throttleServices } = require('./auth/cluster-throttle')
 const { PrimaryCounters } = require('./metrics/primary')
 const { CertificateManager } = require('./acme/manager')
 const { tlsSessionServices } = require('./tls/session-cache')
+const { proxyHealthServices } = require('./proxy/health-service')
 
 /**
  * What the workers share: the services the primary answers for all of
@@ -35,7 +36,8 @@ class Coordinator {
       ...statsServices(this),
       ...metricsServices(this),
       ...this.acme.services(),
-      ...tlsSessionServices(this)
+      ...tlsSessionServices(this),
+      ...proxyHealthServices(this)
     }
     this.table = serve(this.services)
   }

@@ -21,6 +21,7 @@ const CODES = {
   SVR_ERR_IPC_TIMEOUT: { message: 'no answer to %s within %d ms' },
   SVR_ERR_LISTEN: { message: 'cannot listen on %s: %s' },
   SVR_ERR_MOD_LOAD: { message: 'mod %s failed to load: %s' },
+  SVR_ERR_PROXY_BODY_LIMIT: { message: 'request body exceeds the %d bytes the proxy route forwards' },
   SVR_ERR_SCRIPT_LOAD: { message: 'server-side script %s failed to load: %s' },
   SVR_ERR_SHUTDOWN_TIMEOUT: { message: 'workers still busy after %d ms, forcing exit' },
   SVR_ERR_TLS_FILE: { message: 'cannot use TLS file for %s (%s): %s' },

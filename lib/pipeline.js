@@ -18,6 +18,7 @@ const { createForbiddenStage } = require('./stages/forbidden')
 const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
 const { createAuthStage } = require('./stages/auth')
 const { createTrailingSlashStage } = require('./stages/trailing-slash')
+const { createProxyStage } = require('./stages/proxy')
 const { createHandlersStage, createProxyHandlersStage } = require('./stages/handlers')
 const { createMethodsStage } = require('./stages/methods')
 const { createStatusStage } = require('./stages/status')
@@ -54,6 +55,9 @@ const STAGES = [
   // directory existence is not revealed to strangers.
   createAuthStage,
   createTrailingSlashStage,
+  // Proxy routes are protected by every check above and answered before
+  // mods and the script, where a 3.x proxy mod sat.
+  createProxyStage,
   // Mods and serverSideScript.js run after every access check and before
   // the built-in handlers, which they may shadow.
   createHandlersStage,

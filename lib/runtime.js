@@ -8,6 +8,8 @@ const { WorkerBalance } = require('./balance/worker')
 const { RequestStats } = require('./stats')
 const { SiteChromes } = require('./script/site-chrome')
 const { WorkerCertificates } = require('./acme/worker')
+const { ProxyUpstreams } = require('./proxy/upstreams')
+const { createProxyMetrics } = require('./metrics/proxy')
 
 /**
  * What one worker holds besides its pipeline: its logger and log files, its
@@ -42,6 +44,8 @@ class Runtime {
     this.balance = new WorkerBalance()
     // The site head and foot (`.head`, `.foot`) that SVR.JS scripts see, per webroot.
     this.siteChromes = new SiteChromes(log)
+    // The proxy's upstreams: pools, health, counters (lib/proxy).
+    this.proxy = new ProxyUpstreams()
     // The servers whose connections the status page and metrics count.
     this.servers = null
     // The certificates automatic HTTPS hands this worker (lib/acme/).
@@ -55,6 +59,7 @@ class Runtime {
   release () {
     this.balance.stopReports()
     this.siteChromes.close()
+    this.proxy.close()
     if (this.servers === null) return
     // Node's HTTP servers check their connections' timeouts on an interval
     // that only their own close() stops (a drain closes them as net.Servers),
@@ -71,7 +76,10 @@ class Runtime {
       this.accessLog.configure({ observer: null })
       return
     }
-    if (this.metrics === null) this.metrics = createMetrics(this.name, () => this.activeConnections())
+    if (this.metrics === null) {
+      this.metrics = createMetrics(this.name, () => this.activeConnections())
+      this.proxy.metrics = createProxyMetrics(this.metrics.registry, this.proxy)
+    }
     this.processMetrics.start()
     this.accessLog.configure({ observer: this.metrics.observe })
   }
@@ -111,7 +119,8 @@ class Runtime {
       blocklist: (msg) => this.blocklist.set(msg.entries),
       'fair-share': (msg) => this.balance.share(msg),
       'acme-install': (msg) => this.certificates.install(msg),
-      'acme-alpn': (msg) => this.certificates.challenge(msg)
+      'acme-alpn': (msg) => this.certificates.challenge(msg),
+      'proxy-health': (msg) => this.proxy.setVerdicts(msg.verdicts)
     }
   }
 }

@@ -11,6 +11,7 @@ const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limit
 const { secureServerOptions, createSniSelector, http2Settings, offerAcmeTls } = require('./tls/options')
 const { SvrHttp2Request, Http2Response } = require('./http2/compat')
 const { serveStreams } = require('./http2/streams')
+const { upgradeResponse } = require('./upgrade-response')
 const { closedUntilIdle } = require('./console/accepting')
 const { stateOf } = require('./server-state')
 const { shareSessions } = require('./tls/session-cache')
@@ -144,9 +145,16 @@ function listenForRequests (server, state) {
   }
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no
-    // mod API tunnels through an HTTP/2 stream.
-    if (req.httpVersionMajor === 2) state.route.pipeline.sendError(req, socket, 501)
-    else state.route.onConnect(req, socket, head)
+    // mod API tunnels through an HTTP/2 stream. An extended CONNECT (RFC
+    // 8441, a WebSocket) is a request like others, for a proxy route.
+    if (req.httpVersionMajor !== 2) state.route.onConnect(req, socket, head)
+    else if (req.headers[':protocol'] !== undefined) onRequest(req, socket)
+    else state.route.pipeline.sendError(req, socket, 501)
+  })
+  // Upgrade requests (WebSocket) go through the pipeline too, with a
+  // response on their socket, so that a proxy route can tunnel them.
+  server.on('upgrade', function onUpgrade (req, socket, head) {
+    onRequest(req, upgradeResponse(req, socket, head, http.ServerResponse))
   })
   function onRequest (req, res) {
     const { pipeline } = state.route

@@ -16,7 +16,7 @@ const NO_SCOPED = Object.freeze(new Set())
  * name and local address. Shared by every request to them; never changed.
  */
 class Site {
-  constructor (headers, listing, postfix, errorPages, scopedRewrites, scopedCodes) {
+  constructor (headers, listing, postfix, errorPages, scopedRewrites, scopedCodes, proxyRoutes) {
     // customHeaders, the first matching customHeadersVHost entry, Server
     this.headers = headers
     // enableDirectoryListing, or the first matching enableDirectoryListingVHost entry
@@ -29,6 +29,8 @@ class Site {
     // a host or ip that apply; those without either apply everywhere
     this.scopedRewrites = scopedRewrites
     this.scopedCodes = scopedCodes
+    // the numbers of the `proxy` routes that apply, in configuration order
+    this.proxyRoutes = proxyRoutes
     Object.freeze(this)
   }
 }
@@ -36,11 +38,11 @@ class Site {
 /**
  * Compile the virtual-host entries of a configuration once per worker:
  * `customHeadersVHost`, `enableDirectoryListingVHost`, `errorPages`,
- * `wwwrootPostfixesVHost`, and the `host`/`ip` of `rewriteMap` rules and
- * `nonStandardCodes` entries. As in SVR.JS, the first matching entry in
- * configuration order wins where one entry is picked; a host pattern
- * `*.example.com` matches the apex and its subdomains; `ip` is the local
- * address the client connected to.
+ * `wwwrootPostfixesVHost`, and the `host`/`ip` of `rewriteMap` rules,
+ * `nonStandardCodes` entries and `proxy` routes. As in SVR.JS, the first
+ * matching entry in configuration order wins where one entry is picked; a
+ * host pattern `*.example.com` matches the apex and its subdomains; `ip` is
+ * the local address the client connected to.
  * @param {object} config validated configuration
  * @param {string} serverString value of the Server header
  * @returns {SiteResolver}
@@ -53,7 +55,7 @@ class SiteResolver {
   constructor (config, serverString) {
     // Lists of which the first matching entry applies.
     const firsts = [config.customHeadersVHost, config.enableDirectoryListingVHost, config.wwwrootPostfixesVHost]
-    const lists = firsts.concat([config.errorPages, config.rewriteMap, config.nonStandardCodes])
+    const lists = firsts.concat([config.errorPages, config.rewriteMap, config.nonStandardCodes, config.proxy])
     const base = compileHeaderSet(config.customHeaders, null, serverString)
     this.headerSets = config.customHeadersVHost.map((entry) => compileHeaderSet(config.customHeaders, entry.headers, serverString))
     // Whether any site has `{path}` headers (the path-headers stage is left out otherwise).
@@ -65,6 +67,7 @@ class SiteResolver {
     this.errorPages = new ScopedList(config.errorPages)
     this.rewrites = new ScopedList(config.rewriteMap)
     this.codes = new ScopedList(config.nonStandardCodes)
+    this.proxyRoutes = new ScopedList(config.proxy)
     this.byHost = lists.some((entries) => entries.some(hasHost))
     this.byAddress = lists.some((entries) => entries.some(hasAddress))
     this.memo = new Map()
@@ -110,7 +113,8 @@ class SiteResolver {
       postfix,
       this.errorPages.all(hostname, localAddress),
       this.rewrites.scoped(hostname, localAddress),
-      this.codes.scoped(hostname, localAddress))
+      this.codes.scoped(hostname, localAddress),
+      this.proxyRoutes.all(hostname, localAddress))
   }
 }
 

@@ -110,6 +110,27 @@ function clientOf (hops) {
   return hops[0] === undefined ? '' : hops[0]
 }
 
+/**
+ * The addresses a request passed through, from the client to the peer,
+ * for the forwarding headers a proxy route sends on: only the hops the
+ * trustedProxies chain vouches for, so entries a client wrote into its own
+ * X-Forwarded-For never go further.
+ * @param {object} ctx the request context (clientAddress and fromTrustedProxy set)
+ * @param {import('node:http').IncomingMessage} req
+ * @returns {string[]} normalized addresses, the client first; empty for a
+ *   Unix-socket peer without a forwarded client
+ */
+function forwardingChain (ctx, req) {
+  if (!ctx.fromTrustedProxy) return ctx.clientAddress === '' ? [] : [ctx.clientAddress]
+  const hops = proxyaddr.all(req, forwardingFor(ctx.config))
+  const chain = []
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const address = hopAddress(hops[i])
+    if (address !== null) chain.push(normalizeAddress(address))
+  }
+  return chain
+}
+
 // SVR.JS wrote an IPv4 client in the socket's own IPv6 form.
 function socketForm (client, peer) {
   if (net.isIPv4(client) && typeof peer === 'string' && peer.startsWith(MAPPED_PREFIX)) return MAPPED_PREFIX + client
@@ -128,4 +149,4 @@ function warnForwardingConfig (config, log) {
   return true
 }
 
-module.exports = { resolveClientAddress, compileForwarding, clientOf, hopAddress, warnForwardingConfig }
+module.exports = { resolveClientAddress, forwardingChain, compileForwarding, clientOf, hopAddress, warnForwardingConfig }

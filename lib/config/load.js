@@ -7,6 +7,7 @@ const Ajv = require('ajv')
 const { svrError, readFailure } = require('../errors')
 const { parseListenSpec } = require('../listen')
 const { parseRegexString } = require('./regex')
+const { upstreamProblem } = require('../proxy/upstream-url')
 const { deepFreeze } = require('../util/deep-freeze')
 const { tolerateLegacyValues, legacyBehaviourWarnings } = require('./tolerate')
 const { acmeProblems, acmeNames } = require('../acme/names')
@@ -51,7 +52,8 @@ function createValidator () {
     { keyword: 'x-svr-message', metaSchema: { type: 'string' } },
     stringKeyword('svrRegex', regexProblem),
     stringKeyword('svrListen', listenProblem),
-    stringKeyword('svrAddress', addressProblem)
+    stringKeyword('svrAddress', addressProblem),
+    stringKeyword('svrUpstream', upstreamProblem)
   ])
   return ajv.compile(schema)
 }

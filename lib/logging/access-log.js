@@ -38,6 +38,9 @@ class Exchange {
     this.userAgent = undefined
     this.duration = 0
     this.worker = 'single'
+    // A proxied request's upstream, and ms from its first attempt to the end (lib/proxy).
+    this.upstream = null
+    this.upstreamTime = -1
     this.completed = false
     // The access log that reports it, null while nobody wants it.
     this.log = null
@@ -273,6 +276,8 @@ function finishExchange () {
   if (ctx !== null) {
     exchange.address = ctx.clientAddress
     exchange.user = ctx.authUser
+    exchange.upstream = ctx.upstream
+    exchange.upstreamTime = ctx.upstreamTime
   }
   exchange.referer = req.headers.referer
   exchange.userAgent = req.headers['user-agent']

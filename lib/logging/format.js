@@ -21,6 +21,8 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  * @property {string} requestId
  * @property {string} worker the worker slot, or "single"
  * @property {boolean} completed false when the connection closed before the response was complete
+ * @property {string|null} [upstream] the proxy upstream of a proxied request
+ * @property {number} [upstreamTime] ms from its first attempt to the end of its response, -1 when unknown
  */
 
 // The CLF timestamp changes once a second; most lines in a busy second
@@ -80,8 +82,19 @@ function formatCombined (entry) {
     (entry.user === null || entry.user === '' ? '-' : escapeBareLogValue(entry.user)) +
     ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
     entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
-    quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) +
+    quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) + upstreamFields(entry) +
     (entry.completed ? '\n' : ' aborted\n')
+}
+
+// A proxied request's upstream and its time in seconds, as key=value
+// after the request id (nginx's $upstream_addr and $upstream_response_time).
+function upstreamFields (entry) {
+  if (entry.upstream === null || entry.upstream === undefined) return ''
+  return ' upstream=' + escapeBareLogValue(entry.upstream) + ' upstream_time=' + upstreamSeconds(entry.upstreamTime)
+}
+
+function upstreamSeconds (ms) {
+  return ms < 0 ? '-' : (ms / 1000).toFixed(3)
 }
 
 function requestLine (entry) {
@@ -98,7 +111,7 @@ function requestLine (entry) {
  * @returns {string}
  */
 function formatJson (entry) {
-  const line = JSON.stringify({
+  const fields = {
     time: isoTime(entry.time),
     address: entry.address,
     user: entry.user === null ? null : received(entry.user),
@@ -113,7 +126,12 @@ function formatJson (entry) {
     requestId: entry.requestId,
     worker: entry.worker,
     completed: entry.completed
-  })
+  }
+  if (entry.upstream !== null && entry.upstream !== undefined) {
+    fields.upstream = entry.upstream
+    fields.upstreamTime = entry.upstreamTime < 0 ? null : Math.round(entry.upstreamTime * 1000) / 1000
+  }
+  const line = JSON.stringify(fields)
   return escapeLineSeparators(line) + '\n'
 }
 

@@ -4,6 +4,7 @@ const os = require('node:os')
 const { compileAddressList, isLocalClient } = require('../access/address-list')
 const { collectStats } = require('../cluster-stats')
 const { escapeHtml } = require('../util/escape-html')
+const { renderUpstreams } = require('../proxy/status-section')
 
 const STATUS_PATH = '/svrjsstatus.svr'
 const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}' +
@@ -96,7 +97,7 @@ function renderPage (page, req, result) {
     '</dl><h2>Workers</h2><table><thead><tr><th>Slot</th><th>PID</th><th>Requests</th><th>4xx</th><th>5xx</th>' +
     '<th>RSS</th><th>CPU time</th><th>CPU</th><th>Uptime</th><th>Connections</th><th>Bytes sent</th></tr></thead><tbody>' +
     result.workers.map((worker) => workerRow(worker, now)).join('') +
-    '</tbody></table>' + certificateTable(result.certificates || [], now) + '<footer><em>' + escapeHtml(page.serverString) + '</em></footer></body></html>\n'
+    '</tbody></table>' + certificateTable(result.certificates || [], now) + renderUpstreams(result.workers) + '<footer><em>' + escapeHtml(page.serverString) + '</em></footer></body></html>\n'
 }
 
 // Automatic HTTPS: one row per name, with the CA's last error while

@@ -121,6 +121,9 @@ function http2Settings (config) {
     settings.maxHeaderListSize = config.http2Settings.maxHeaderSize
   }
   delete settings.maxHeaderSize
+  // WebSockets over HTTP/2 (RFC 8441) come as extended CONNECT, which a
+  // client may send only when the server offers it; only proxy routes take them.
+  if (config.proxy.length !== 0) settings.enableConnectProtocol = true
   return settings
 }
 

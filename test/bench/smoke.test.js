@@ -10,6 +10,7 @@ const { spawn } = require('node:child_process')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
+const { requireTools } = require('../helpers/tools')
 
 const ROOT = path.join(__dirname, '..', '..')
 const RESULTS = path.join(ROOT, 'bench', 'results.md')
@@ -121,5 +122,23 @@ describe('benchmark smoke run', { timeout: TIMEOUT_MS + 30000 }, () => {
     const cells = row(stdout, 'static 1 KiB file')
     assert.ok(Number(cells[2]) > 0, `svr req/s: ${cells[2]}`)
     assert.equal(cells[5], 'n/a')
+  })
+})
+
+// A suite of its own, so that its run does not eat into the time of the others.
+describe('benchmark smoke run of the proxy row', { timeout: TIMEOUT_MS + 30000 }, () => {
+  it('prints the proxy row against nginx proxy_pass, with the 3.x proxy mod row', async (t) => {
+    if (!requireTools(t, 'nginx')) return
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'proxy-1k'])
+    assert.equal(code, 0, stderr)
+    const what = 'proxy to a bare Node upstream, 1 KiB answer'
+    for (const label of [what, what + ' — a 3.x proxy mod instead of `proxy`']) {
+      const cells = row(stdout, label)
+      assert.ok(Number(cells[2]) > 0, `svr req/s of "${label}": ${cells[2]}`)
+      assert.equal(cells[4], 'nginx')
+      assert.ok(Number(cells[5]) > 0, `nginx req/s of "${label}": ${cells[5]}`)
+    }
+    assert.equal(row(stdout, what)[8], '≥ 0.6')
+    assert.match(stdout, /svr answered every request without socket errors, and with 2xx/)
   })
 })

@@ -6,6 +6,7 @@ const { Coordinator } = require('../../lib/coordinator')
 const { collectStats } = require('../../lib/cluster-stats')
 const { Peer, NS, inProcessPair } = require('../../lib/ipc')
 const { RequestStats } = require('../../lib/stats')
+const { ProxyUpstreams } = require('../../lib/proxy/upstreams')
 
 /** A worker's end as the coordinator sees it: records what it is sent. */
 function fakeWorker (connected = true) {
@@ -88,6 +89,7 @@ describe('collectStats', () => {
     slot: 7,
     coordinator,
     stats: new RequestStats(),
+    proxy: new ProxyUpstreams(),
     bytesSent: () => 5,
     activeConnections: async () => 2
   })

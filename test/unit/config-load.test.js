@@ -548,6 +548,7 @@ describe('schema', () => {
       'maxUploadSize',
       'metricsAllow',
       'metricsPath',
+      'proxy',
       'requestTimeout',
       'serverSideScriptFormat',
       'shutdownDelay',

@@ -53,7 +53,7 @@ describe('HTTP/2 hop-by-hop header filter', () => {
 })
 
 describe('HTTP/2 settings', () => {
-  const base = { maxHeaderSize: 16384, http2Settings: {} }
+  const base = { maxHeaderSize: 16384, http2Settings: {}, proxy: [] }
 
   it('should bound header lists by maxHeaderSize when unset', () => {
     assert.deepEqual(http2Settings(base), { maxHeaderListSize: 16384 })

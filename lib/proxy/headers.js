@@ -1,0 +1,125 @@
+'use strict'
+
+const { forwardingChain } = require('../access/client-address')
+
+// Hop-by-hop fields (RFC 9110 7.6.1, and the Keep-Alive and
+// Proxy-Connection of older agents): meaningful for one connection only,
+// never forwarded in either direction. Those a Connection header names are
+// dropped as well.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization',
+  'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings'])
+// Rebuilt by the proxy (forwarding fields, the request id), or answered by
+// it (Expect: svr sends the 100 Continue itself and streams the body).
+const REQUEST_OWN = new Set(['host', 'expect', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded',
+  'via', 'x-request-id'])
+// The client keeps svr's Server and request id.
+const RESPONSE_OWN = new Set(['server', 'x-request-id', 'via'])
+const VIA_VERSIONS = { '1.0': '1.0', '1.1': '1.1', '2.0': '2' }
+
+/**
+ * @param {string|string[]|undefined} value a Connection header
+ * @returns {Set<string>|null} the field names it lists, lower-cased
+ */
+function connectionTokens (value) {
+  if (value === undefined) return null
+  const text = Array.isArray(value) ? value.join(',') : value
+  const names = new Set()
+  for (const token of text.split(',')) {
+    const name = token.trim().toLowerCase()
+    if (name !== '') names.add(name)
+  }
+  return names
+}
+
+/**
+ * Copy the end-to-end fields of a header object, leaving out hop-by-hop
+ * fields, those named in Connection, pseudo-headers (HTTP/2) and `own`.
+ * @param {object} headers lower-cased names
+ * @param {Set<string>} own fields the proxy sets itself
+ * @returns {object}
+ */
+function endToEnd (headers, own) {
+  const named = connectionTokens(headers.connection)
+  const out = {}
+  for (const name of Object.keys(headers)) {
+    if (name.charCodeAt(0) === 58 /* : */ || HOP_BY_HOP.has(name) || own.has(name)) continue
+    if (named !== null && named.has(name)) continue
+    out[name] = headers[name]
+  }
+  return out
+}
+
+/**
+ * The headers of the request forwarded to an upstream.
+ * @param {import('node:http').IncomingMessage} req
+ * @param {object} ctx the request context
+ * @param {object} route a compiled route (lib/proxy/routes.js)
+ * @param {import('./upstream-url').UpstreamAddress} address the upstream picked
+ * @returns {object}
+ */
+function requestHeaders (req, ctx, route, address) {
+  const incoming = req.headers
+  const out = endToEnd(incoming, REQUEST_OWN)
+  const host = incoming.host
+  out.host = route.preserveHost && typeof host === 'string' && host !== '' ? host : address.host
+  const chain = forwardingChain(ctx, req)
+  const trusted = ctx.fromTrustedProxy
+  const proto = trusted && typeof incoming['x-forwarded-proto'] === 'string' ? incoming['x-forwarded-proto'] : ctx.secure ? 'https' : 'http'
+  const forwardedHost = trusted && typeof incoming['x-forwarded-host'] === 'string' ? incoming['x-forwarded-host'] : host
+  if (chain.length !== 0) out['x-forwarded-for'] = chain.join(', ')
+  out['x-forwarded-proto'] = proto
+  if (typeof forwardedHost === 'string' && forwardedHost !== '') out['x-forwarded-host'] = forwardedHost
+  out.forwarded = forwardedElements(chain, forwardedHost, ctx.secure ? 'https' : 'http')
+  out.via = appendVia(incoming.via, req.httpVersion, route.pseudonym)
+  out['x-request-id'] = ctx.requestId
+  applyOverrides(out, route.requestHeaders)
+  return out
+}
+
+/**
+ * The upstream's response headers as the client gets them.
+ * @param {object} headers undici's response headers (lower-cased, arrays for repeated fields)
+ * @param {object} route a compiled route
+ * @returns {object}
+ */
+function responseHeaders (headers, route) {
+  const out = endToEnd(headers, RESPONSE_OWN)
+  out.via = appendVia(headers.via, '1.1', route.pseudonym)
+  applyOverrides(out, route.responseHeaders)
+  return out
+}
+
+// RFC 7239: one element per hop of the chain, the last one (this proxy's)
+// with the host and protocol it received.
+function forwardedElements (chain, host, proto) {
+  const hops = chain.length === 0 ? ['for=unknown'] : chain.map((address) => 'for=' + forwardedNode(address))
+  let last = hops[hops.length - 1] + ';proto=' + proto
+  if (typeof host === 'string' && host !== '') last += ';host=' + quoteIfNeeded(host)
+  hops[hops.length - 1] = last
+  return hops.join(', ')
+}
+
+function forwardedNode (address) {
+  return address.includes(':') ? '"[' + address + ']"' : address
+}
+
+// A token stays bare; anything else is a quoted-string.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+function quoteIfNeeded (value) {
+  return TOKEN.test(value) ? value : '"' + value.replace(/["\\]/g, '\\$&') + '"'
+}
+
+function appendVia (previous, version, pseudonym) {
+  const own = (VIA_VERSIONS[version] || version) + ' ' + pseudonym
+  if (previous === undefined || previous === '') return own
+  return (Array.isArray(previous) ? previous.join(', ') : previous) + ', ' + own
+}
+
+function applyOverrides (headers, overrides) {
+  for (const [name, value] of overrides) {
+    if (value === null) delete headers[name]
+    else headers[name] = value
+  }
+}
+
+module.exports = { requestHeaders, responseHeaders, connectionTokens, endToEnd, HOP_BY_HOP }

@@ -1,0 +1,101 @@
+'use strict'
+
+const { parseUpstream } = require('./upstream-url')
+const { createPolicy } = require('./balance')
+
+/**
+ * A route of `proxy`, compiled once per pipeline.
+ * @typedef {object} Route
+ * @property {number} number its index in `proxy`
+ * @property {string} path the configured prefix
+ * @property {import('./upstream').Upstream[]} upstreams
+ */
+
+/**
+ * @param {object} config the loaded configuration
+ * @param {import('./upstreams').ProxyUpstreams} registry the worker's upstreams
+ * @returns {Route[]}
+ */
+function compileRoutes (config, registry) {
+  return config.proxy.map((entry, number) => {
+    const settings = { connections: entry.connections, connectTimeout: entry.connectTimeout }
+    const upstreams = entry.upstreams.map((value) => registry.get(parseUpstream(value).address, settings))
+    return {
+      number,
+      path: entry.path,
+      // "/api" matches /api and /api/…; "/api/" and "/" match what starts with them.
+      bare: entry.path.endsWith('/') ? null : entry.path,
+      stripLength: entry.stripPrefix ? entry.path.replace(/\/+$/, '').length : 0,
+      upstreams,
+      pick: createPolicy(entry.policy),
+      preserveHost: entry.preserveHost,
+      requestHeaders: lowerCased(entry.requestHeaders),
+      responseHeaders: lowerCased(entry.responseHeaders),
+      firstByteTimeout: entry.firstByteTimeout,
+      idleTimeout: entry.idleTimeout,
+      maxBodySize: entry.maxBodySize,
+      retries: entry.retries,
+      health: { maxFails: entry.maxFails, failWindow: entry.failWindow, failTimeout: entry.failTimeout },
+      // The Via name: the received-by pseudonym, never the host name.
+      pseudonym: 'svr',
+      healthCheck: entry.healthCheck
+    }
+  })
+}
+
+function lowerCased (headers) {
+  return Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])
+}
+
+/**
+ * @param {Route} route
+ * @param {string} pathname the clean, still percent-encoded path
+ * @returns {boolean}
+ */
+function matchesPath (route, pathname) {
+  if (route.bare === null) return pathname.startsWith(route.path)
+  return pathname.startsWith(route.bare) && (pathname.length === route.bare.length || pathname.charCodeAt(route.bare.length) === 47 /* / */)
+}
+
+/**
+ * @param {Route[]} routes
+ * @param {object} ctx the request context: its site lists the routes for its host and address
+ * @returns {Route|null} the first route that matches
+ */
+function matchRoute (routes, ctx) {
+  for (const number of ctx.site.proxyRoutes) {
+    const route = routes[number]
+    if (matchesPath(route, ctx.pathname)) return route
+  }
+  return null
+}
+
+/**
+ * The target sent upstream: the clean path, without the prefix when the
+ * route strips it, and the query.
+ * @param {Route} route
+ * @param {object} ctx
+ * @returns {string}
+ */
+function upstreamTarget (route, ctx) {
+  if (route.stripLength === 0) return ctx.pathname + ctx.search
+  const rest = ctx.pathname.slice(route.stripLength)
+  return (rest.charCodeAt(0) === 47 /* / */ ? rest : '/' + rest) + ctx.search
+}
+
+/**
+ * The upstreams of a route a request may go to now.
+ * @param {Route} route
+ * @param {Set<import('./upstream').Upstream>} tried
+ * @param {number} now
+ * @returns {import('./upstream').Upstream[]}
+ */
+function candidatesOf (route, tried, now) {
+  const candidates = []
+  for (const upstream of route.upstreams) {
+    if (!tried.has(upstream) && upstream.isUp(now)) candidates.push(upstream)
+  }
+  return candidates
+}
+
+module.exports = { compileRoutes, matchRoute, matchesPath, upstreamTarget, candidatesOf }

@@ -1,0 +1,97 @@
+'use strict'
+
+/**
+ * One upstream server as this worker sees it: its connection pool, the
+ * requests in flight to it, its passive health (failures counted here) and
+ * the verdict of the primary's active checks. Shared by every route of the
+ * worker that names the same upstream with the same connection settings,
+ * and kept across reloads (lib/proxy/upstreams.js).
+ */
+class Upstream {
+  /**
+   * @param {import('./upstream-url').UpstreamAddress} address
+   * @param {{connections: number, connectTimeout: number}} settings
+   */
+  constructor (address, settings) {
+    this.address = address
+    this.name = address.name
+    this.settings = settings
+    this.pool = null
+    // Requests of this worker waiting for or reading a response from it.
+    this.inFlight = 0
+    // Passive health: times of recent failures, and until when it is out.
+    this.failures = []
+    this.downUntil = 0
+    // The primary's verdict; true until active checks say otherwise.
+    this.checkedHealthy = true
+    // For the status page: answered exchanges and failed ones.
+    this.requests = 0
+    this.errors = 0
+  }
+
+  /**
+   * The keep-alive pool, made at the first request.
+   * @returns {import('undici').Pool}
+   */
+  dispatcher () {
+    if (this.pool === null) {
+      // Loaded at the first proxied request: a worker without routes, and
+      // every worker's boot, do without undici's load time.
+      const { Pool } = require('undici')
+      const { address, settings } = this
+      this.pool = new Pool(address.origin, {
+        connections: settings.connections,
+        connect: { timeout: settings.connectTimeout, socketPath: address.socketPath === null ? undefined : address.socketPath },
+        // Upstreams' idle connections are closed by us before their own
+        // keep-alive timeout (commonly 5 s) would race a new request.
+        keepAliveTimeout: 4000,
+        keepAliveMaxTimeout: 600000
+      })
+    }
+    return this.pool
+  }
+
+  /**
+   * @param {number} now ms
+   * @returns {boolean} whether requests may go to it
+   */
+  isUp (now) {
+    return this.checkedHealthy && this.downUntil <= now
+  }
+
+  /**
+   * A failed exchange: count it, and take the upstream out for `cooldown`
+   * once `limit` failures fell within `window`.
+   * @param {number} now ms
+   * @param {{maxFails: number, failWindow: number, failTimeout: number}} rule
+   * @returns {boolean} whether this failure took it out
+   */
+  fail (now, rule) {
+    if (rule.maxFails === 0) return false
+    const since = now - rule.failWindow
+    const failures = this.failures.filter((time) => time > since)
+    failures.push(now)
+    this.failures = failures
+    if (failures.length < rule.maxFails || this.downUntil > now) return false
+    this.downUntil = now + rule.failTimeout
+    this.failures = []
+    return true
+  }
+
+  /**
+   * A successful exchange: the failures before it no longer add up.
+   */
+  succeed () {
+    if (this.failures.length !== 0) this.failures = []
+  }
+
+  /**
+   * The primary's active checks passed again: a passive exclusion ends too.
+   */
+  rejoin () {
+    this.failures = []
+    this.downUntil = 0
+  }
+}
+
+module.exports = { Upstream }

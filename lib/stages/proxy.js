@@ -1,0 +1,38 @@
+'use strict'
+
+const { compileRoutes, matchRoute } = require('../proxy/routes')
+const { forward } = require('../proxy/forward')
+const { tunnel } = require('../proxy/tunnel')
+const { watchHealth } = require('../proxy/health-client')
+
+/**
+ * The built-in reverse proxy (`proxy`, docs/proxy.md): a request whose path
+ * and site match a route is forwarded to one of its upstreams, and the
+ * answer streamed back. It runs after every access check and before mods
+ * and the script, as a 3.x proxy mod did.
+ * @param {object} options runtime options
+ * @param {object} shared per-worker services
+ * @returns {((req, res, ctx) => boolean) | null} null without routes
+ */
+function createProxyStage (options, shared) {
+  const { config } = options
+  if (config.proxy.length === 0) return null
+  const upstreams = shared.runtime.proxy
+  const routes = compileRoutes(config, upstreams)
+  watchHealth(shared.runtime, config)
+  const env = { respond: shared.respond, log: shared.log, upstreams }
+  return function proxyRequest (req, res, ctx) {
+    const route = matchRoute(routes, ctx)
+    if (route === null) return false
+    // Node marks the HTTP/1.1 requests it handed over as 'upgrade'; an
+    // HTTP/2 one (extended CONNECT) names its protocol in :protocol.
+    const exchange = req.upgrade === true || req.headers[':protocol'] !== undefined ? tunnel : forward
+    exchange(req, res, ctx, route, env).catch((err) => {
+      shared.log.error('request ' + ctx.requestId + ': proxying failed:', err)
+      shared.respond.sendError(req, res, 502, { error: err })
+    })
+    return true
+  }
+}
+
+module.exports = { createProxyStage }

@@ -1,0 +1,104 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const http2 = require('node:http2')
+const { WebSocket } = require('undici')
+const { makeSite, startSvr } = require('../helpers/server')
+const { rawRequest } = require('../helpers/raw-http')
+const { startWebSocketUpstream } = require('../helpers/websocket-upstream')
+const { makeCertificate } = require('../helpers/tls')
+
+// A client's text frame: masked, as RFC 6455 requires of clients.
+function maskedFrame (opcode, text) {
+  const payload = Buffer.from(text)
+  const mask = Buffer.from([1, 2, 3, 4])
+  const masked = payload.map((byte, i) => byte ^ mask[i % 4])
+  return Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | payload.length]), mask, masked])
+}
+
+// An HTTP/2 session that has the server's SETTINGS.
+function connectHttp2 (t, port) {
+  const session = http2.connect('https://localhost:' + port, { rejectUnauthorized: false })
+  t.after(() => session.close())
+  return new Promise((resolve, reject) => {
+    session.once('remoteSettings', (settings) => resolve({ session, settings }))
+    session.once('error', reject)
+  })
+}
+
+// Open a WebSocket, send each message, collect the answers, close.
+function converse (url, messages) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url)
+    const answers = []
+    ws.addEventListener('open', () => { for (const message of messages) ws.send(message) })
+    ws.addEventListener('message', (event) => {
+      answers.push(event.data)
+      if (answers.length === messages.length) ws.close(1000)
+    })
+    ws.addEventListener('close', (event) => resolve({ answers, code: event.code }))
+    ws.addEventListener('error', (event) => reject(event.error || new Error('WebSocket error')))
+  })
+}
+
+describe('proxy WebSocket pass-through', () => {
+  it('should tunnel a WebSocket over HTTP/1.1 to the upstream and back', async (t) => {
+    const upstream = await startWebSocketUpstream(t)
+    const site = await makeSite(t, { workers: 1, proxy: [{ path: '/ws', stripPrefix: true, upstreams: [upstream.origin] }] })
+    const svr = await startSvr(t, site.configFile)
+    const result = await converse('ws://127.0.0.1:' + svr.port + '/ws/chat?room=1', ['hello', 'second'])
+    assert.deepEqual(result, { answers: ['echo: hello', 'echo: second'], code: 1000 })
+    assert.equal(upstream.handshakes.length, 1)
+    const seen = upstream.handshakes[0]
+    assert.equal(seen['x-forwarded-for'], '127.0.0.1')
+    assert.equal(seen.via, '1.1 svr')
+    assert.equal(seen.upgrade, 'websocket')
+    assert.equal(seen.connection, 'upgrade')
+    assert.equal(seen['sec-websocket-version'], '13')
+  })
+
+  it('should answer an Upgrade request outside proxy routes as a plain request and close', async (t) => {
+    const site = await makeSite(t, { workers: 1, proxy: [{ path: '/ws', upstreams: ['http://127.0.0.1:9'] }] })
+    const svr = await startSvr(t, site.configFile)
+    const res = await rawRequest(svr.port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n')
+    assert.equal(res.status, 200)
+    assert.equal(res.headers.connection, 'close')
+    assert.equal(res.body, '<h1>test index</h1>\n')
+    // A route whose upstream is unreachable: the usual 502, then the connection closes.
+    const refused = await rawRequest(svr.port, 'GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n')
+    assert.deepEqual([refused.status, refused.headers.connection], [502, 'close'])
+  })
+  it('should tunnel a WebSocket from an HTTP/2 client (extended CONNECT) to an HTTP/1.1 upstream', async (t) => {
+    const upstream = await startWebSocketUpstream(t)
+    const site = await makeSite(t, { workers: 1 })
+    const tls = await makeCertificate(site.dir, 'server')
+    await site.writeConfig({
+      workers: 1, secure: true, enableHTTP2: true, sport: '127.0.0.1:0', disableNonEncryptedServer: true, cert: tls.cert, key: tls.key,
+      proxy: [{ path: '/ws', upstreams: [upstream.origin] }]
+    })
+    const svr = await startSvr(t, site.configFile)
+    const { session, settings } = await connectHttp2(t, svr.port)
+    assert.equal(settings.enableConnectProtocol, true)
+    const stream = session.request({
+      ':method': 'CONNECT', ':protocol': 'websocket', ':scheme': 'https', ':path': '/ws/chat', ':authority': 'localhost:' + svr.port, 'sec-websocket-version': '13'
+    })
+    const [headers] = await new Promise((resolve, reject) => {
+      stream.once('response', (...args) => resolve(args))
+      stream.once('error', reject)
+    })
+    assert.equal(headers[':status'], 200)
+    assert.equal(headers['sec-websocket-accept'], undefined)
+    const received = []
+    stream.on('data', (chunk) => received.push(chunk))
+    stream.write(maskedFrame(1, 'over h2'))
+    stream.write(maskedFrame(8, ''))
+    await new Promise((resolve) => stream.once('end', resolve))
+    const echo = Buffer.from('echo: over h2')
+    assert.deepEqual(Buffer.concat(received), Buffer.concat([Buffer.from([0x81, echo.length]), echo, Buffer.from([0x88, 0])]))
+    assert.equal(upstream.handshakes.length, 1)
+    assert.equal(upstream.handshakes[0].via, '2 svr')
+    assert.equal(upstream.handshakes[0]['sec-websocket-version'], '13')
+    assert.match(upstream.handshakes[0]['sec-websocket-key'], /^[A-Za-z0-9+/]{22}==$/)
+  })
+})
