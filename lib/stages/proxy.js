@@ -4,6 +4,7 @@ const { compileRoutes, matchRoute } = require('../proxy/routes')
 const { forward } = require('../proxy/forward')
 const { tunnel } = require('../proxy/tunnel')
 const { watchHealth } = require('../proxy/health-client')
+const { promote, onBareStream } = require('../http2/promote')
 
 /**
  * The built-in reverse proxy (`proxy`, docs/proxy.md): a request whose path
@@ -24,6 +25,10 @@ function createProxyStage (options, shared) {
   return function proxyRequest (req, res, ctx) {
     const route = matchRoute(routes, ctx)
     if (route === null) return false
+    // Forwarding streams both ways through Node's request and response; an
+    // HTTP/2 request begun on the bare stream gets them here, only when a
+    // route takes it (nothing runs after this stage once it answers).
+    if (onBareStream(req)) ({ req, res } = promote(req, res))
     // Node marks the HTTP/1.1 requests it handed over as 'upgrade'; an
     // HTTP/2 one (extended CONNECT) names its protocol in :protocol.
     const exchange = req.upgrade === true || req.headers[':protocol'] !== undefined ? tunnel : forward
