@@ -1,5 +1,7 @@
 'use strict'
 
+const http2 = require('node:http2')
+
 const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
 const https = require('node:https')
@@ -79,4 +81,38 @@ async function plainPort (svr) {
   return Number(match[1])
 }
 
-module.exports = { makeCertificate, httpsRequest, plainPort }
+/**
+ * An HTTP/2 session to svr's TLS port on loopback, once the server's
+ * SETTINGS have arrived.
+ * @param {number} port
+ * @returns {Promise<http2.ClientHttp2Session>}
+ */
+function connectH2 (port) {
+  return new Promise((resolve, reject) => {
+    const client = http2.connect('https://127.0.0.1:' + port, { rejectUnauthorized: false, servername: 'localhost' })
+    client.once('remoteSettings', () => resolve(client))
+    client.once('error', reject)
+  })
+}
+
+/**
+ * One HTTP/2 request on an open session, its body read whole.
+ * @param {http2.ClientHttp2Session} client
+ * @param {object} headers pseudo-headers and headers
+ * @param {{endStream?: boolean}} [options] for client.request
+ * @returns {Promise<{status: number, headers: object, body: Buffer}>}
+ */
+function h2Request (client, headers, options) {
+  return new Promise((resolve, reject) => {
+    const stream = client.request(headers, options)
+    const chunks = []
+    let head = null
+    stream.on('response', (h) => { head = h })
+    stream.on('data', (chunk) => chunks.push(chunk))
+    stream.on('end', () => resolve({ status: head[':status'], headers: head, body: Buffer.concat(chunks) }))
+    stream.on('error', reject)
+    stream.setTimeout(10000, () => stream.close(http2.constants.NGHTTP2_CANCEL))
+  })
+}
+
+module.exports = { makeCertificate, httpsRequest, plainPort, connectH2, h2Request }

@@ -3,11 +3,10 @@
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
-const http2 = require('node:http2')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
-const { makeCertificate, httpsRequest } = require('../helpers/tls')
+const { makeCertificate, httpsRequest, connectH2, h2Request } = require('../helpers/tls')
 const { parseCombined, waitForLines } = require('../helpers/access-log')
 
 // Every kind of answer must leave with the same status and headers over
@@ -45,35 +44,6 @@ module.exports = (req, res, logFacilities, config, next) => {
 module.exports.modInfo = { name: 'parity-mod', version: '1.0' }
 `
 
-/**
- * One HTTP/2 request on an open session.
- * @param {http2.ClientHttp2Session} client
- * @param {string} method
- * @param {string} target
- * @param {object} headers
- * @returns {Promise<{status: number, headers: object, body: Buffer}>}
- */
-function h2Request (client, method, target, headers) {
-  return new Promise((resolve, reject) => {
-    const stream = client.request({ ':method': method, ':path': target, ...headers }, { endStream: true })
-    const chunks = []
-    let head = null
-    stream.on('response', (h) => { head = h })
-    stream.on('data', (chunk) => chunks.push(chunk))
-    stream.on('end', () => resolve({ status: head[':status'], headers: head, body: Buffer.concat(chunks) }))
-    stream.on('error', reject)
-    stream.setTimeout(10000, () => stream.close(http2.constants.NGHTTP2_CANCEL))
-  })
-}
-
-function connect (port) {
-  return new Promise((resolve, reject) => {
-    const client = http2.connect('https://127.0.0.1:' + port, { rejectUnauthorized: false, servername: 'localhost' })
-    client.once('remoteSettings', () => resolve(client))
-    client.once('error', reject)
-  })
-}
-
 function comparable (headers) {
   const kept = {}
   for (const name of Object.keys(headers).sort()) {
@@ -101,7 +71,7 @@ async function startSecure (scope, files, config, setup) {
     ...config
   })
   server.svr = await startSvr(scope, site.configFile)
-  server.client = await connect(server.svr.port)
+  server.client = await connectH2(server.svr.port)
   return server
 }
 
@@ -111,7 +81,7 @@ async function startSecure (scope, files, config, setup) {
  */
 async function bothAlike (server, method, target, headers = {}) {
   const one = await httpsRequest(server.svr.port, target, { method, headers })
-  const two = await h2Request(server.client, method, target, headers)
+  const two = await h2Request(server.client, { ':method': method, ':path': target, ...headers }, { endStream: true })
   assert.equal(two.status, one.status, method + ' ' + target + ': status')
   assert.deepEqual(comparable(two.headers), comparable(one.headers), method + ' ' + target + ': headers')
   if (!target.startsWith('/svrjsstatus') && one.headers['content-encoding'] === undefined) assert.equal(two.body.length, Buffer.byteLength(one.body, 'latin1'), method + ' ' + target + ': body length')
@@ -232,7 +202,7 @@ describe('HTTP/2 answers as HTTP/1.1 does', () => {
       [app, 'GET', '/mod', {}, 200, 15]
     ]
     for (const [server, method, target, headers, status, bytes] of cases) {
-      const res = await h2Request(server.client, method, target, headers)
+      const res = await h2Request(server.client, { ':method': method, ':path': target, ...headers }, { endStream: true })
       const id = res.headers['x-request-id']
       assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
       const log = path.join(server.dir, 'logs', 'access.log')

@@ -3,13 +3,12 @@
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
-const http2 = require('node:http2')
 const path = require('node:path')
 const zlib = require('node:zlib')
 const { makeSite, startSvr } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
 const { rawRequest } = require('../helpers/raw-http')
-const { makeCertificate, httpsRequest } = require('../helpers/tls')
+const { makeCertificate, httpsRequest, connectH2, h2Request } = require('../helpers/tls')
 
 const INDEX = '<h1>h2 index</h1>\n'
 let BIG = ''
@@ -31,32 +30,6 @@ if (href === '/hop') {
   elseCallback()
 }
 `
-
-/**
- * @param {http2.ClientHttp2Session} client
- * @param {object} headers request headers, pseudo-headers included
- * @returns {Promise<{status: number, headers: object, body: Buffer}>}
- */
-function h2Request (client, headers) {
-  return new Promise((resolve, reject) => {
-    const stream = client.request(headers)
-    const chunks = []
-    let head = null
-    stream.on('response', (h) => { head = h })
-    stream.on('data', (chunk) => chunks.push(chunk))
-    stream.on('end', () => resolve({ status: head[':status'], headers: head, body: Buffer.concat(chunks) }))
-    stream.on('error', reject)
-    stream.setTimeout(10000, () => stream.close(http2.constants.NGHTTP2_CANCEL))
-  })
-}
-
-function connect (port) {
-  return new Promise((resolve, reject) => {
-    const client = http2.connect('https://127.0.0.1:' + port, { rejectUnauthorized: false, servername: 'localhost' })
-    client.once('remoteSettings', () => resolve(client))
-    client.once('error', reject)
-  })
-}
 
 describe('HTTP/2', () => {
   const scope = createScope()
@@ -80,7 +53,7 @@ describe('HTTP/2', () => {
       keepAliveTimeout: 60000
     })
     svr = await startSvr(scope, site.configFile)
-    client = await connect(svr.port)
+    client = await connectH2(svr.port)
   })
   after(async () => {
     if (client) client.close()
@@ -192,7 +165,7 @@ describe('HTTP/2 idle sessions', () => {
       key: cert.key
     })
     const svr = await startSvr(t, site.configFile)
-    const client = await connect(svr.port)
+    const client = await connectH2(svr.port)
     t.after(() => client.destroy())
     assert.equal((await h2Request(client, { ':path': '/' })).status, 200)
     const start = Date.now()
