@@ -76,6 +76,21 @@ function createSecureServer (options, certificates) {
   return server
 }
 
+const kOpenStreams = Symbol('svr.openStreams')
+
+// The streams of one session still open.
+class OpenStreams {
+  constructor () {
+    this.open = 0
+  }
+}
+
+// `this` is the stream: one listener for all, where `once` would wrap a
+// closure per stream.
+function streamClosed () {
+  this[kOpenStreams].open--
+}
+
 // Draining sends each session a GOAWAY. And an HTTP/2 connection with no
 // open stream is idle like a kept-alive HTTP/1.1 one, so it is closed after
 // keepAliveTimeout as well; the session timer restarts with every frame,
@@ -101,21 +116,6 @@ function trackSessions (server, timeout) {
       if (streams.open === 0) session.close()
     })
   })
-}
-
-const kOpenStreams = Symbol('svr.openStreams')
-
-// The streams of one session still open.
-class OpenStreams {
-  constructor () {
-    this.open = 0
-  }
-}
-
-// `this` is the stream: one listener for all, where `once` would wrap a
-// closure per stream.
-function streamClosed () {
-  this[kOpenStreams].open--
 }
 
 // Every server event goes to the route in the servers' state: the

@@ -50,7 +50,7 @@ class SvrHttp2Response extends http2.Http2ServerResponse {
 
 // The response class HTTP/2 servers are created with: it counts its body
 // bytes for the access log and the metrics.
-const Http2Response = countBodyBytes(SvrHttp2Response, { endWrites: true })
+const Http2Response = countBodyBytes(SvrHttp2Response)
 
 /**
  * Whether Node's HTTP/1.1 response would add Content-Length to an answer

@@ -153,25 +153,18 @@ class AccessLog {
  * compression stream hands the stream, in the class the server is created
  * with (no wrapper per response). HTTP/1.x responses are counted on their
  * connection instead (watchConnection).
+ * Only write() is counted: Http2ServerResponse's end() hands its chunk to
+ * write().
  * @template {new (...args: any[]) => object} T
  * @param {T} Base a subclass of Http2ServerResponse
- * @param {{endWrites?: boolean}} [how] `endWrites`: the class's end() hands
- *   its chunk to write() (Http2ServerResponse does), so only write counts
  * @returns {T}
  */
-function countBodyBytes (Base, how = {}) {
-  const countEnd = how.endWrites !== true
+function countBodyBytes (Base) {
   return class extends Base {
     write (chunk, encoding) {
       const exchange = this[kExchange]
       if (exchange !== undefined) exchange.bytes += chunkLength(chunk, encoding)
       return super.write.apply(this, arguments)
-    }
-
-    end (chunk, encoding) {
-      const exchange = this[kExchange]
-      if (countEnd && exchange !== undefined && typeof chunk !== 'function') exchange.bytes += chunkLength(chunk, encoding)
-      return super.end.apply(this, arguments)
     }
   }
 }
