@@ -84,7 +84,7 @@ module.exports = [
   {
     file: 'lib/access/forbidden-paths.js',
     what: 'runs of slashes not collapsed before the comparison (//config.json served)',
-    find: "decoded.replace(SLASH_RUNS, '/')",
+    find: 'collapseAllSlashes(decoded)',
     replace: 'decoded',
     tests: FORBIDDEN
   },
