@@ -54,22 +54,41 @@ describe('LineSink', () => {
     await sink.close()
   })
 
-  it('should hold a line for flushDelay, and write it at once with flushDelay 0', async (t) => {
+  it('should hold a line for flushDelay, and write it by the end of the turn with flushDelay 0', async (t) => {
     const dir = await tempDir(t)
     const held = new LineSink({ file: path.join(dir, 'held.log'), flushDelay: 1000 })
     const direct = new LineSink({ file: path.join(dir, 'direct.log'), flushDelay: 0 })
     await Promise.all([held.open(), direct.open()])
     held.write('one\n')
     direct.write('one\n')
-    // Taken for writing on the spot, not left for a timer.
-    assert.equal(direct.pendingBytes, 0)
-    assert.equal(held.pendingBytes, 4)
     direct.write('two\n')
+    // The lines of one turn share a write, made once the turn's callbacks are over.
+    assert.equal(readFileSync(path.join(dir, 'direct.log'), 'utf8'), '')
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(readFileSync(path.join(dir, 'direct.log'), 'utf8'), 'one\ntwo\n')
+    assert.equal(direct.pendingBytes, 0)
     await new Promise((resolve) => setTimeout(resolve, 200))
     assert.equal(readFileSync(path.join(dir, 'held.log'), 'utf8'), '')
-    assert.equal(readFileSync(path.join(dir, 'direct.log'), 'utf8'), 'one\ntwo\n')
+    assert.equal(held.pendingBytes, 4)
     await Promise.all([held.close(), direct.close()])
     assert.equal(readFileSync(path.join(dir, 'held.log'), 'utf8'), 'one\n')
+  })
+
+  it('should report a failed write to a regular file once and go on with later lines', async (t) => {
+    const file = path.join(await tempDir(t), 'read-only.log')
+    await fs.writeFile(file, '')
+    const handle = await fs.open(file, 'r')
+    t.after(() => handle.close())
+    const errors = []
+    const sink = new LineSink({ fd: handle.fd, onError: (err) => errors.push(err.code) })
+    await sink.open()
+    assert.equal(sink.regularFile, true)
+    for (let round = 0; round < 3; round++) {
+      sink.write('x\n')
+      await sink.flushed()
+    }
+    assert.deepEqual(errors, ['EBADF'])
+    assert.equal(sink.pendingBytes, 0)
   })
 
   it('should write in file-sized batches to a descriptor that is a regular file, in pipe-sized ones to a pipe', async (t) => {
@@ -79,12 +98,18 @@ describe('LineSink', () => {
     const toFile = new LineSink({ fd: handle.fd })
     await toFile.open()
     assert.equal(toFile.batchBytes, 65536)
+    assert.equal(toFile.regularFile, true)
     const { spawn } = require('node:child_process')
     const child = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] })
     t.after(() => child.kill())
     const toPipe = new LineSink({ fd: child.stdin._handle.fd })
     await toPipe.open()
     assert.equal(toPipe.batchBytes, 4096)
+    // A pipe's reader can stall: its writes stay off the event loop's thread.
+    assert.equal(toPipe.regularFile, false)
+    toPipe.write('x\n')
+    assert.equal(toPipe.writing, true)
+    await toPipe.flushed()
   })
 
   it('should switch to a new file on reopen without losing or splitting a line', async (t) => {
