@@ -39,10 +39,14 @@ function connectionTokens (value) {
  * @returns {object}
  */
 function endToEnd (headers, own) {
-  const named = connectionTokens(headers.connection)
+  const connection = headers.connection
+  // Most agents send one token ("keep-alive", "close"): compared as it is,
+  // without a set per message.
+  const single = typeof connection === 'string' && connection.indexOf(',') === -1 ? connection.trim().toLowerCase() : null
+  const named = single === null ? connectionTokens(connection) : null
   const out = {}
   for (const name of Object.keys(headers)) {
-    if (name.charCodeAt(0) === 58 /* : */ || HOP_BY_HOP.has(name) || own.has(name)) continue
+    if (name.charCodeAt(0) === 58 /* : */ || HOP_BY_HOP.has(name) || own.has(name) || name === single) continue
     if (named !== null && named.has(name)) continue
     out[name] = headers[name]
   }
