@@ -109,8 +109,12 @@ function forwardedNode (address) {
 
 // A token stays bare; anything else is a quoted-string.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const QUOTED_SPECIALS = /["\\]/g
 function quoteIfNeeded (value) {
-  return TOKEN.test(value) ? value : '"' + value.replace(/["\\]/g, '\\$&') + '"'
+  if (TOKEN.test(value)) return value
+  // The usual host:port has nothing to escape.
+  const escaped = value.indexOf('"') === -1 && value.indexOf('\\') === -1 ? value : value.replace(QUOTED_SPECIALS, '\\$&')
+  return '"' + escaped + '"'
 }
 
 function appendVia (previous, version, pseudonym) {

@@ -152,6 +152,9 @@ describe('proxy headers', () => {
     assert.equal(seen.forwarded, 'for=203.0.113.9, for=10.1.2.3, for=127.0.0.1;proto=http;host=app.example')
     assert.equal(seen['x-forwarded-proto'], 'https')
     assert.equal(seen['x-request-id'], 'edge-42')
+    // A forwarded host that is no token goes into Forwarded as a quoted-string.
+    const odd = await request(svr.port, '/', { headers: { host: 'app.example', 'x-forwarded-host': 'we"ird\\host' } })
+    assert.equal(JSON.parse(odd.body).headers.forwarded, 'for=127.0.0.1;proto=http;host="we\\"ird\\\\host"')
   })
 
   it('should answer Expect: 100-continue itself and stream the body on', async (t) => {
