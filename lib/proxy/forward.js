@@ -83,6 +83,7 @@ class ProxyExchange {
       this.fail()
       return
     }
+    const headers = requestHeaders(this.req, ctx, route, upstream.address)
     this.upstream = upstream
     this.controller = null
     this.attempts++
@@ -91,7 +92,7 @@ class ProxyExchange {
     upstream.dispatcher().dispatch({
       path: this.path,
       method: this.req.method,
-      headers: requestHeaders(this.req, ctx, route, upstream.address),
+      headers,
       body: this.body,
       headersTimeout: route.firstByteTimeout,
       bodyTimeout: route.idleTimeout
@@ -181,8 +182,16 @@ class ProxyExchange {
     this.failure = failure
     env.upstreams.report(upstream, false, (performance.now() - this.started) / 1000, route.health, env.log)
     env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)
-    if (this.retryable && failure.unreached && this.attempts <= route.retries) this.attempt()
-    else this.fail()
+    if (!this.retryable || !failure.unreached || this.attempts > route.retries) {
+      this.fail()
+      return
+    }
+    // The next attempt starts once undici is done with this one's error,
+    // not from inside its handling.
+    queueMicrotask(() => {
+      if (this.clientGone) this.done = true
+      else this.attempt()
+    })
   }
 
   // No upstream answered: the last failure's status, or 503 when none was up.
