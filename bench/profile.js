@@ -7,7 +7,7 @@
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
-const { startSvr, startBare, stop } = require('./targets')
+const { startSvr, startBare, startBareProxy, stop } = require('./targets')
 const { loadWorkload } = require('./load')
 const { CATEGORIES, eachSample, costPerRequest } = require('./categories')
 
@@ -21,28 +21,41 @@ const PROJECT_ROOT = path.join(__dirname, '..')
 
 /**
  * Profile one workload against svr and, when the bare cluster is its
- * baseline, against that too; nginx cannot be profiled this way.
+ * baseline, against that too; nginx cannot be profiled this way, so a
+ * workload against nginx may name a Node baseline to profile instead
+ * (`profileBaseline`: the bare proxy of the proxy row).
  * @returns {Promise<{workload: object, svr: object, baseline: object|null, baselineName: string}>}
  */
 async function profileMissed ({ site, dir, tool, workload, plan = PLAN }) {
   const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs }) })
-  let baseline = null
-  if (workload.baseline === 'bare' || workload.baseline === 'bare-headers') {
-    const svrHeaders = workload.baseline === 'bare-headers'
-    baseline = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startBare(dir, { nodeArgs, svrHeaders }) })
+  const baselineName = workload.profileBaseline || workload.baseline
+  const start = baselineStarter(site, dir, baselineName)
+  const baseline = start === null ? null : await profileTarget({ dir, tool, workload, plan, start })
+  return { workload, svr, baseline, baselineName }
+}
+
+// How to start a baseline with node options, null for one that is not Node.
+function baselineStarter (site, dir, name) {
+  if (name === 'bare' || name === 'bare-headers') return (nodeArgs) => startBare(dir, { nodeArgs, svrHeaders: name === 'bare-headers' })
+  if (name === 'bare-proxy' || name === 'bare-proxy-http') {
+    return (nodeArgs) => startBareProxy(dir, site.upstreamPort, { nodeArgs, client: name === 'bare-proxy' ? 'undici' : 'http' })
   }
-  return { workload, svr, baseline, baselineName: workload.baseline }
+  return null
 }
 
 /**
- * `--profile NAME`: the categories and top functions of svr alone (with
- * the config of the workload's variant, if it has one).
+ * `--profile NAME`: the categories and top functions of svr (with the
+ * config of the workload's variant, if it has one), and of the Node
+ * baseline its profile is compared with, if it names one.
  * @returns {Promise<string>} markdown
  */
 async function profileWorkload ({ site, dir, tool, workload, configFile, seconds }) {
   const plan = { warmup: Math.min(PLAN.warmup, seconds), seconds }
   const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs, configFile }) })
-  return renderProfile({ workload, svr, baseline: null, baselineName: null })
+  const baselineName = workload.profileBaseline || null
+  const start = baselineName === null ? null : baselineStarter(site, dir, baselineName)
+  const baseline = start === null ? null : await profileTarget({ dir, tool, workload, plan, start })
+  return renderProfile({ workload, svr, baseline, baselineName: baseline === null ? null : baselineName })
 }
 
 /**
@@ -155,9 +168,17 @@ function renderProfile ({ workload, svr, baseline, baselineName }) {
     for (const row of rows) lines.push(`| ${row.name} | ${us(row.svr)} |`)
   }
   lines.push('', `Top ${svr.top.length} functions of svr by self time:`, '', '| self µs/req | share | function |', '|---:|---:|---|')
-  for (const entry of svr.top) lines.push(`| ${us(entry.usPerRequest)} | ${(entry.share * 100).toFixed(1)}% | \`${entry.frame}\` |`)
+  for (const entry of svr.top) lines.push(topRow(entry))
+  if (baseline) {
+    lines.push('', `Top ${baseline.top.length} functions of ${baselineName} by self time:`, '', '| self µs/req | share | function |', '|---:|---:|---|')
+    for (const entry of baseline.top) lines.push(topRow(entry))
+  }
   lines.push('')
   return lines.join('\n')
+}
+
+function topRow (entry) {
+  return `| ${us(entry.usPerRequest)} | ${(entry.share * 100).toFixed(1)}% | \`${entry.frame}\` |`
 }
 
 function us (value) {

@@ -31,7 +31,7 @@ const os = require('node:os')
 const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { createSite, createModProxySite } = require('./site')
-const { startSvr, startBare, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
+const { startSvr, startBare, startBareProxy, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
 const { loadWorkload, stopLoads } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
@@ -65,7 +65,17 @@ const WORKLOADS = [
   // svr's `proxy` route and nginx's proxy_pass (keep-alive upstream
   // connections) forward to the same bare Node process.
   // No --against row: builds before the proxy have no `proxy` key.
-  { name: 'proxy-1k', target: '/proxy/1k', connections: 50, baseline: 'nginx', goal: 0.6, what: 'proxy to a bare Node upstream, 1 KiB answer', against: false }
+  // Its profile is compared with the bare Node proxy's (nginx has no V8 profile).
+  {
+    name: 'proxy-1k',
+    target: '/proxy/1k',
+    connections: 50,
+    baseline: 'nginx',
+    goal: 0.6,
+    what: 'proxy to a bare Node upstream, 1 KiB answer',
+    against: false,
+    profileBaseline: 'bare-proxy'
+  }
 ]
 
 /** Config overrides a second svr runs with, for the rows that name them. */
@@ -87,7 +97,9 @@ WORKLOADS.push(
   variantOf('404', 'no-access-log'),
   variantOf('hello', 'log-batched'),
   variantOf('404', 'log-batched'),
-  variantOf('proxy-1k', 'proxy-mod')
+  variantOf('proxy-1k', 'proxy-mod'),
+  againstBareProxy('bare-proxy', 'undici Pool'),
+  againstBareProxy('bare-proxy-http', 'node:http keep-alive Agent')
 )
 
 // The targets are judged on the default config: a variant row has none.
@@ -126,6 +138,13 @@ function gitRevision (dir) {
 function againstSvrHeaders (name, goal) {
   const base = WORKLOADS.find((w) => w.name === name)
   return { ...base, name: name + '-svr-headers', base: name, baseline: 'bare-headers', goal, what: base.what + ' — against svr\'s headers' }
+}
+
+// svr's `proxy` against the least a Node cluster does to proxy
+// (bench/bare-proxy.js): the ceiling of Node, and svr's own cost below it.
+function againstBareProxy (baseline, client) {
+  const base = WORKLOADS.find((w) => w.name === 'proxy-1k')
+  return { ...base, name: 'proxy-1k-' + baseline, base: 'proxy-1k', baseline, goal: null, what: base.what + ' — against a bare Node proxy (' + client + ')' }
 }
 
 const LIMITS = { rssMb: 60, startMs: 1000 }
@@ -283,11 +302,13 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
   const svr = await startSvr(site, dir)
   const startup = { startMs: svr.startMs, rss: await Promise.all(svr.workerPids.map(rssMb)) }
   const baselines = new Set(workloads.map((w) => w.baseline))
-  const targets = { svr, bare: null, 'bare-headers': null, nginx: null }
+  const targets = { svr, bare: null, 'bare-headers': null, 'bare-proxy': null, 'bare-proxy-http': null, nginx: null }
   const variants = new Map()
   try {
     if (baselines.has('bare')) targets.bare = await startBare(dir)
     if (baselines.has('bare-headers')) targets['bare-headers'] = await startBare(dir, { svrHeaders: true })
+    if (baselines.has('bare-proxy')) targets['bare-proxy'] = await startBareProxy(dir, site.upstreamPort)
+    if (baselines.has('bare-proxy-http')) targets['bare-proxy-http'] = await startBareProxy(dir, site.upstreamPort, { client: 'http' })
     if (baselines.has('nginx')) targets.nginx = await startNginx(dir, site.webroot, { upstreamPort: site.upstreamPort })
     for (const variant of new Set(workloads.map((w) => w.variant).filter(Boolean))) {
       const configFile = await variantConfig(site, dir, variant, known)
@@ -302,7 +323,7 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
     const nginx = baselines.has('nginx') ? targets.nginx !== null : null
     return { rows: workloads.map((w) => measured.get(w)), startup, nginx }
   } finally {
-    for (const target of [svr, targets.bare, targets['bare-headers'], targets.nginx, ...variants.values()]) {
+    for (const target of [...Object.values(targets), ...variants.values()]) {
       if (target !== null) await stop(target.proc)
     }
   }

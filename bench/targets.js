@@ -15,6 +15,7 @@ const { freePort, hasCommand } = require('../test/helpers/tools')
 const SVR = path.join(__dirname, '..', 'svr.js')
 const BARE = path.join(__dirname, 'bare-cluster.js')
 const BARE_H2 = path.join(__dirname, 'bare-h2.js')
+const BARE_PROXY = path.join(__dirname, 'bare-proxy.js')
 const UPSTREAM = path.join(__dirname, 'proxy-upstream.js')
 const LISTENING = /listening on https?:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 15000
@@ -69,6 +70,29 @@ async function startBare (dir, opts = {}) {
   const proc = track(child, opts.svrHeaders ? 'bare cluster with svr headers' : 'bare cluster')
   await waitForLine(logFile, LISTENING, proc)
   await waitFor200(port, '/hello', proc)
+  return { name, port, proc, pid: child.pid }
+}
+
+/**
+ * The bare Node proxy of bench/bare-proxy.js, in front of the upstream.
+ * @param {string} dir
+ * @param {number} upstreamPort
+ * @param {{client?: 'undici'|'http', nodeArgs?: string[]}} [opts] client: the upstream side
+ *   ('bare-proxy': an undici Pool; 'bare-proxy-http': node:http with a keep-alive Agent)
+ */
+async function startBareProxy (dir, upstreamPort, opts = {}) {
+  const port = await freePort()
+  const client = opts.client || 'undici'
+  const name = client === 'http' ? 'bare-proxy-http' : 'bare-proxy'
+  const logFile = logFileFor(dir, name)
+  const out = fs.openSync(logFile, 'w')
+  const child = spawn(process.execPath, [...(opts.nodeArgs || []), BARE_PROXY, String(port), String(upstreamPort), client], {
+    stdio: ['ignore', out, out]
+  })
+  fs.closeSync(out)
+  const proc = track(child, 'bare proxy (' + client + ')')
+  await waitForLine(logFile, LISTENING, proc)
+  await waitFor200(port, '/proxy/', proc)
   return { name, port, proc, pid: child.pid }
 }
 
@@ -262,4 +286,4 @@ async function startBareH2 (dir, file, tls, svrHeaders = false) {
   return { name, port, proc, pid: child.pid }
 }
 
-module.exports = { startSvr, startBare, startBareH2, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep }
+module.exports = { startSvr, startBare, startBareProxy, startBareH2, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep }

@@ -10,6 +10,9 @@ const { failureOf } = require('./failures')
 // Methods a request may be sent twice with (RFC 9110 9.2.2), when it has no body.
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
 const BODY_LIMIT = 'SVR_ERR_PROXY_BODY_LIMIT'
+const kExchange = Symbol('svr.proxyExchange')
+// Why an exchange was aborted when the client's connection closed first.
+const CLIENT_LEFT = new Error('the client closed the connection')
 
 /**
  * Forward a request to an upstream of its route and stream the answer
@@ -23,150 +26,223 @@ const BODY_LIMIT = 'SVR_ERR_PROXY_BODY_LIMIT'
  * @param {object} ctx the request context
  * @param {import('./routes').Route} route
  * @param {{respond: object, log: object, upstreams: import('./upstreams').ProxyUpstreams}} env
- * @returns {Promise<void>} settles once the response is under way or answered
  */
-async function forward (req, res, ctx, route, env) {
+function forward (req, res, ctx, route, env) {
   const withBody = hasBody(req)
   if (route.maxBodySize !== null && declaredLength(req) > route.maxBodySize) {
     res.shouldKeepAlive = false
     env.respond.sendError(req, res, 413)
     return
   }
-  const exchange = {
-    path: upstreamTarget(route, ctx),
-    body: !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize),
-    retryable: !withBody && IDEMPOTENT.has(req.method),
-    started: performance.now(),
-    // Set once the upstream's headers are in: from then on the stream
-    // pipeline ends both sides, and a client that goes away ends the body.
-    answered: false,
-    clientGone: false
+  const body = !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize)
+  const exchange = new ProxyExchange(req, res, ctx, route, env, body, !withBody && IDEMPOTENT.has(req.method))
+  res[kExchange] = exchange
+  res.on('close', onResponseClose)
+  exchange.attempt()
+}
+
+/**
+ * One request on its way through a route: undici's handler for each
+ * attempt (Dispatcher#dispatch), which writes the upstream's answer
+ * straight to the client's response. No Readable, promise or pipe per
+ * answer: the upstream's socket is paused while the client's is full, and
+ * resumed at its 'drain'.
+ */
+class ProxyExchange {
+  constructor (req, res, ctx, route, env, body, retryable) {
+    this.req = req
+    this.res = res
+    this.ctx = ctx
+    this.route = route
+    this.env = env
+    this.body = body
+    this.retryable = retryable
+    this.path = upstreamTarget(route, ctx)
+    this.started = performance.now()
+    this.upstream = null
+    // The upstreams tried, made at the first retry.
+    this.tried = null
+    this.attempts = 0
+    this.failure = null
+    // undici's controller of the current attempt (pause, resume, abort).
+    this.controller = null
+    // Set once the upstream's headers are in: from then on its answer is
+    // the client's, and a break on either side ends both.
+    this.answered = false
+    this.clientGone = false
+    // Set once the upstream's part is over (answered, failed or cut).
+    this.done = false
   }
-  // A client that goes away before the upstream answered cancels the
-  // request. undici takes an EventEmitter as its signal, so the response
-  // itself serves, without an AbortController per request.
-  res.once('close', () => {
-    if (exchange.answered) return
-    exchange.clientGone = true
-    res.emit('abort')
-  })
-  const failure = await tryUpstreams(req, res, ctx, route, env, exchange)
-  if (failure === undefined) return
-  ctx.upstreamTime = performance.now() - exchange.started
-  if (failure === null) {
-    env.respond.sendError(req, res, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
-  } else {
+
+  // Send the request to the next upstream the policy picks; none left
+  // ends the request with the last failure (or 503 when none was up).
+  attempt () {
+    const { route, ctx } = this
+    const upstream = this.pickUpstream()
+    if (upstream === null) {
+      this.fail()
+      return
+    }
+    const headers = requestHeaders(this.req, ctx, route, upstream.address)
+    this.upstream = upstream
+    this.controller = null
+    this.attempts++
+    ctx.upstream = upstream.name
+    upstream.inFlight++
+    upstream.dispatcher().dispatch({
+      path: this.path,
+      method: this.req.method,
+      headers,
+      body: this.body,
+      headersTimeout: route.firstByteTimeout,
+      bodyTimeout: route.idleTimeout
+    }, this)
+  }
+
+  // The common case, one upstream that is up and not yet tried, without
+  // the candidate list.
+  pickUpstream () {
+    const { route } = this
+    const now = Date.now()
+    if (this.upstream === null && route.upstreams.length === 1) {
+      const only = route.upstreams[0]
+      return only.isUp(now) ? only : null
+    }
+    if (this.tried === null) this.tried = new Set()
+    if (this.upstream !== null) this.tried.add(this.upstream)
+    const candidates = candidatesOf(route, this.tried, now)
+    if (candidates.length === 0) return null
+    return candidates.length === 1 ? candidates[0] : route.pick(candidates, this.ctx.clientAddress)
+  }
+
+  onRequestStart (controller) {
+    this.controller = controller
+    // The client left while the request waited for a connection.
+    if (this.clientGone) controller.abort(CLIENT_LEFT)
+  }
+
+  onResponseStart (controller, statusCode, headers) {
+    // Interim answers (100 Continue, 103) are svr's to send, not relayed.
+    if (statusCode < 200 || this.done) return
+    this.answered = true
+    const { res, route } = this
+    const fields = responseHeaders(headers, route)
+    try {
+      for (const name of Object.keys(fields)) res.setHeader(name, fields[name])
+      res.statusCode = statusCode
+    } catch (err) {
+      // A field Node refuses to send (an HTTP/2 connection-specific one the
+      // upstream sent without naming it in Connection).
+      this.done = true
+      this.upstream.inFlight--
+      controller.abort(err)
+      this.env.log.warn('request ' + this.ctx.requestId + ': upstream ' + this.upstream.name + ' sent an unusable header: ' + err.message)
+      this.env.respond.sendError(this.req, res, 502)
+    }
+  }
+
+  onResponseData (controller, chunk) {
+    if (this.done) return
+    if (!this.res.write(chunk)) {
+      controller.pause()
+      this.res.once('drain', resumeUpstream)
+    }
+  }
+
+  onResponseEnd () {
+    if (this.done) return
+    // The upstream's time ends with its last byte, before the access log
+    // hears that the response is over.
+    this.ctx.upstreamTime = performance.now() - this.started
+    this.settle(null)
+    this.res.end()
+  }
+
+  onResponseError (controller, err) {
+    if (this.done) return
+    if (this.answered) {
+      // The upstream broke off its answer: the client sees a cut response,
+      // never another one's bytes.
+      this.settle(err)
+      this.res.destroy()
+      return
+    }
+    this.upstream.inFlight--
+    if (this.clientGone) {
+      this.done = true
+      return
+    }
+    if (err.code === BODY_LIMIT) {
+      this.done = true
+      this.answerFailure({ status: 413, unreached: false, reason: err.message })
+      return
+    }
+    const { env, route, ctx, upstream } = this
+    const failure = failureOf(err)
+    this.failure = failure
+    env.upstreams.report(upstream, false, (performance.now() - this.started) / 1000, route.health, env.log)
+    env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)
+    if (!this.retryable || !failure.unreached || this.attempts > route.retries) {
+      this.fail()
+      return
+    }
+    // The next attempt starts once undici is done with this one's error,
+    // not from inside its handling.
+    queueMicrotask(() => {
+      if (this.clientGone) this.done = true
+      else this.attempt()
+    })
+  }
+
+  // No upstream answered: the last failure's status, or 503 when none was up.
+  fail () {
+    this.done = true
+    this.answerFailure(this.failure)
+  }
+
+  answerFailure (failure) {
+    const { req, res, route, env } = this
+    this.ctx.upstreamTime = performance.now() - this.started
+    if (failure === null) {
+      env.respond.sendError(req, res, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
+      return
+    }
     // A body cut off at the limit leaves the rest of it unread.
     if (failure.status === 413) res.shouldKeepAlive = false
     env.respond.sendError(req, res, failure.status)
   }
-}
 
-/**
- * Send the request to upstreams in the order the policy picks them until
- * one answers (its answer is then relayed) or a retry is not allowed.
- * @returns {Promise<import('./failures').Failure|null|undefined>} undefined
- *   when answered (or the client left), null when no upstream was up, else
- *   the last failure
- */
-async function tryUpstreams (req, res, ctx, route, env, exchange) {
-  const tried = new Set()
-  let failure = null
-  for (let attempt = 0; ; attempt++) {
-    const candidates = candidatesOf(route, tried, Date.now())
-    if (candidates.length === 0) return failure
-    const upstream = candidates.length === 1 ? candidates[0] : route.pick(candidates, ctx.clientAddress)
-    tried.add(upstream)
-    ctx.upstream = upstream.name
-    upstream.inFlight++
-    let response
-    try {
-      response = await upstream.dispatcher().request({
-        path: exchange.path,
-        method: req.method,
-        headers: requestHeaders(req, ctx, route, upstream.address),
-        body: exchange.body,
-        signal: res,
-        headersTimeout: route.firstByteTimeout,
-        bodyTimeout: route.idleTimeout
-      })
-    } catch (err) {
-      upstream.inFlight--
-      if (exchange.clientGone) return undefined
-      if (err.code === BODY_LIMIT) return { status: 413, unreached: false, reason: err.message }
-      failure = failureOf(err)
-      env.upstreams.report(upstream, false, (performance.now() - exchange.started) / 1000, route.health, env.log)
-      env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)
-      if (exchange.retryable && failure.unreached && attempt < route.retries) continue
-      return failure
-    }
-    exchange.answered = true
-    relay(res, ctx, route, upstream, response, exchange.started, env)
-    return undefined
-  }
-}
-
-// Stream the upstream's answer to the client; a break on either side ends
-// both (the client sees a cut response, never another one's bytes).
-function relay (res, ctx, route, upstream, response, started, env) {
-  const headers = responseHeaders(response.headers, route)
-  try {
-    for (const name of Object.keys(headers)) res.setHeader(name, headers[name])
-    res.statusCode = response.statusCode
-  } catch (err) {
-    // A field Node refuses to send (an HTTP/2 connection-specific one the
-    // upstream sent without naming it in Connection).
-    response.body.destroy()
+  /**
+   * The end of an answered exchange: the upstream's counters, health and
+   * metrics. A client that went away is no failure of the upstream's.
+   * @param {Error|null} err null when the upstream's answer was whole (or
+   *   the client left), else how the upstream broke it off
+   */
+  settle (err) {
+    this.done = true
+    const { upstream, route, env, ctx } = this
     upstream.inFlight--
-    env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' sent an unusable header: ' + err.message)
-    env.respond.sendError(res.req, res, 502)
-    return
-  }
-  // The upstream's time ends with its last byte, before the access log
-  // hears that the response is over.
-  response.body.once('end', () => { ctx.upstreamTime = performance.now() - started })
-  relayBody(response.body, res, (err) => {
-    upstream.inFlight--
-    const seconds = (performance.now() - started) / 1000
+    const seconds = (performance.now() - this.started) / 1000
     if (ctx.upstreamTime < 0) ctx.upstreamTime = seconds * 1000
-    // A client that went away is no failure of the upstream's.
     const failed = err !== null && err !== CLIENT_LEFT
     env.upstreams.report(upstream, !failed, seconds, route.health, env.log)
     if (failed) env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' broke off its response: ' + failureOf(err).reason)
-  })
+  }
 }
 
-// What relayBody reports when the client's connection closed first.
-const CLIENT_LEFT = new Error('the client closed the connection')
+// The client's response closed: over, or the client went away. An
+// exchange still waiting for or reading the upstream's answer is aborted.
+function onResponseClose () {
+  const exchange = this[kExchange]
+  if (exchange.done) return
+  exchange.clientGone = true
+  if (exchange.answered) exchange.settle(CLIENT_LEFT)
+  if (exchange.controller !== null) exchange.controller.abort(CLIENT_LEFT)
+}
 
-/**
- * Pipe the upstream's body to the client with backpressure. Not
- * stream.pipeline: Node 20's makes an AbortController, and aborts it with
- * a DOMException, on every call (8 % of a proxied request's CPU).
- * @param {import('node:stream').Readable} body
- * @param {import('node:http').ServerResponse} res
- * @param {(err: Error|null) => void} done once: null when the response
- *   ended, CLIENT_LEFT, or the upstream's error (the client's response is
- *   then cut short)
- */
-function relayBody (body, res, done) {
-  let settled = false
-  function settle (err) {
-    if (settled) return
-    settled = true
-    done(err)
-  }
-  body.on('error', (err) => {
-    res.destroy()
-    settle(err)
-  })
-  res.once('finish', () => settle(null))
-  res.once('close', () => {
-    if (settled) return
-    body.destroy()
-    settle(CLIENT_LEFT)
-  })
-  body.pipe(res)
+function resumeUpstream () {
+  const exchange = this[kExchange]
+  if (!exchange.done) exchange.controller.resume()
 }
 
 /**

@@ -39,10 +39,14 @@ function connectionTokens (value) {
  * @returns {object}
  */
 function endToEnd (headers, own) {
-  const named = connectionTokens(headers.connection)
+  const connection = headers.connection
+  // Most agents send one token ("keep-alive", "close"): compared as it is,
+  // without a set per message.
+  const single = typeof connection === 'string' && connection.indexOf(',') === -1 ? connection.trim().toLowerCase() : null
+  const named = single === null ? connectionTokens(connection) : null
   const out = {}
   for (const name of Object.keys(headers)) {
-    if (name.charCodeAt(0) === 58 /* : */ || HOP_BY_HOP.has(name) || own.has(name)) continue
+    if (name.charCodeAt(0) === 58 /* : */ || HOP_BY_HOP.has(name) || own.has(name) || name === single) continue
     if (named !== null && named.has(name)) continue
     out[name] = headers[name]
   }
@@ -105,8 +109,12 @@ function forwardedNode (address) {
 
 // A token stays bare; anything else is a quoted-string.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const QUOTED_SPECIALS = /["\\]/g
 function quoteIfNeeded (value) {
-  return TOKEN.test(value) ? value : '"' + value.replace(/["\\]/g, '\\$&') + '"'
+  if (TOKEN.test(value)) return value
+  // The usual host:port has nothing to escape.
+  const escaped = value.indexOf('"') === -1 && value.indexOf('\\') === -1 ? value : value.replace(QUOTED_SPECIALS, '\\$&')
+  return '"' + escaped + '"'
 }
 
 function appendVia (previous, version, pseudonym) {

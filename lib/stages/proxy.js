@@ -31,12 +31,21 @@ function createProxyStage (options, shared) {
     if (onBareStream(req)) ({ req, res } = promote(req, res))
     // Node marks the HTTP/1.1 requests it handed over as 'upgrade'; an
     // HTTP/2 one (extended CONNECT) names its protocol in :protocol.
-    const exchange = req.upgrade === true || req.headers[':protocol'] !== undefined ? tunnel : forward
-    exchange(req, res, ctx, route, env).catch((err) => {
-      shared.log.error('request ' + ctx.requestId + ': proxying failed:', err)
-      shared.respond.sendError(req, res, 502, { error: err })
-    })
+    if (req.upgrade === true || req.headers[':protocol'] !== undefined) {
+      tunnel(req, res, ctx, route, env).catch((err) => failed(req, res, ctx, err))
+      return true
+    }
+    try {
+      forward(req, res, ctx, route, env)
+    } catch (err) {
+      failed(req, res, ctx, err)
+    }
     return true
+  }
+
+  function failed (req, res, ctx, err) {
+    shared.log.error('request ' + ctx.requestId + ': proxying failed:', err)
+    shared.respond.sendError(req, res, 502, { error: err })
   }
 }
 

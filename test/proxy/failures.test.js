@@ -112,6 +112,18 @@ describe('proxy failures', () => {
     assert.equal(svr.output.split('request ' + id + ': upstream').length - 1, 1)
   })
 
+  it('should try at most retries more upstreams', async (t) => {
+    const dead = []
+    for (let i = 0; i < 3; i++) dead.push('http://127.0.0.1:' + await closedPort(t))
+    const site = await makeSite(t, { workers: 1, proxy: [{ path: '/', upstreams: dead, retries: 1, maxFails: 0 }] })
+    const svr = await startSvr(t, site.configFile)
+    const res = await request(svr.port, '/x')
+    assert.equal(res.status, 502)
+    const id = res.headers['x-request-id']
+    await svr.waitFor(new RegExp('request ' + id + ': upstream'))
+    assert.equal(svr.output.split('request ' + id + ': upstream').length - 1, 2)
+  })
+
   it('should refuse a body over the route\'s maxBodySize with 413', async (t) => {
     const upstream = await startUpstream(t)
     const site = await makeSite(t, { workers: 1, proxy: [{ path: '/', upstreams: [upstream.origin], maxBodySize: 10 }] })

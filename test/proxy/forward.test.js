@@ -122,6 +122,21 @@ describe('proxy headers', () => {
     assert.equal(res.headers.via, '1.1 svr')
   })
 
+  it('should drop the one field a single-token Connection names, both ways', async (t) => {
+    const upstream = await startUpstream(t, {
+      handler (req, res) {
+        res.writeHead(200, { Connection: 'X-Only', 'X-Only': 'secret', 'X-App': 'yes' })
+        res.end(JSON.stringify(req.headers))
+      }
+    })
+    const svr = await proxied(t, [{ path: '/', upstreams: [upstream.origin] }])
+    const res = await request(svr.port, '/x', { headers: { connection: 'X-Solo', 'x-solo': 'gone', 'x-kept': 'yes' } })
+    assert.equal(res.status, 200)
+    const seen = JSON.parse(res.body)
+    assert.deepEqual([seen['x-solo'], seen['x-kept']], [undefined, 'yes'])
+    assert.deepEqual([res.headers['x-only'], res.headers['x-app']], [undefined, 'yes'])
+  })
+
   it('should pass on the trustedProxies chain and the client\'s Host with preserveHost', async (t) => {
     const upstream = await startUpstream(t)
     const svr = await proxied(t, [{ path: '/', preserveHost: true, upstreams: [upstream.origin] }], {
@@ -137,6 +152,9 @@ describe('proxy headers', () => {
     assert.equal(seen.forwarded, 'for=203.0.113.9, for=10.1.2.3, for=127.0.0.1;proto=http;host=app.example')
     assert.equal(seen['x-forwarded-proto'], 'https')
     assert.equal(seen['x-request-id'], 'edge-42')
+    // A forwarded host that is no token goes into Forwarded as a quoted-string.
+    const odd = await request(svr.port, '/', { headers: { host: 'app.example', 'x-forwarded-host': 'we"ird\\host' } })
+    assert.equal(JSON.parse(odd.body).headers.forwarded, 'for=127.0.0.1;proto=http;host="we\\"ird\\\\host"')
   })
 
   it('should answer Expect: 100-continue itself and stream the body on', async (t) => {
