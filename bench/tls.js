@@ -28,7 +28,7 @@ const TLS_WORKLOADS = [
     name: 'h2-static-1k',
     load: 'h2load',
     target: '/1k.html',
-    what: 'static 1 KiB over HTTP/2 (`h2load -c50 -m10`)',
+    what: 'static 1 KiB over HTTP/2 (`h2load -c50 -m10 -D`)',
     baselines: [{ name: 'nginx tls', goal: 0.5 }, { name: 'bare h2', goal: 0.75 }, { name: 'bare h2 + svr headers', goal: null }]
   },
   {
@@ -36,7 +36,7 @@ const TLS_WORKLOADS = [
     load: 'h2load',
     target: '/1k.html',
     svr: 'svr + script',
-    what: 'static 1 KiB over HTTP/2, the site\'s serverSideScript.js running first (`h2load -c50 -m10`)',
+    what: 'static 1 KiB over HTTP/2, the site\'s serverSideScript.js running first (`h2load -c50 -m10 -D`)',
     baselines: [{ name: 'nginx tls', goal: null }]
   },
   {
@@ -131,9 +131,8 @@ async function measureWorkload (workload, targets, plan) {
   const svrName = workload.svr || 'svr'
   const order = [targets.get(svrName), ...workload.baselines.map((b) => targets.get(b.name)).filter(Boolean)]
   const runs = new Map(order.map((target) => [target.name, []]))
-  // h2load runs a count of requests (its timed mode can hang or abort at
-  // the end of a run): as many as the target served in its last run per
-  // second, times the seconds wanted.
+  // The count of requests h2load falls back to (see h2loadRun): as many as
+  // the target served in its last run per second, times the seconds wanted.
   const rates = new Map(order.map((target) => [target.name, FIRST_RATE]))
   const once = async (target, seconds) => {
     const result = await loadOnce(workload, target, seconds, rates.get(target.name))
@@ -163,14 +162,32 @@ async function measureWorkload (workload, targets, plan) {
  */
 function loadOnce (workload, target, seconds, rate) {
   const url = 'https://127.0.0.1:' + target.port + workload.target
-  if (workload.load === 'h2load') return h2load(['-c50', '-m10', '-n', String(Math.round(rate * seconds)), url])
+  if (workload.load === 'h2load') return h2loadRun(url, seconds, rate)
   if (workload.load === 'wrk') return runLoad('wrk', { url, connections: 50, seconds })
   return handshakes(target.port, workload.target, workload.reuse, seconds)
 }
 
-function h2load (args) {
+// Requests per second over a fixed time (-D), as wrk measures. A count of
+// requests (-n) is split evenly over the 50 connections and the run lasts
+// until the slowest connection is done: when a server's workers got unequal
+// shares of the 50 sessions (37 and 13 seen with svr's shared accept queue),
+// the run ends long after the lighter worker went idle, and the rate
+// measures the split more than the server (svr 8,000-27,000 req/s in -n runs
+// where timed runs of the same server gave 25,000-34,000). h2load's timed
+// mode has hung or aborted at the end of a run before; then that run is
+// measured by count.
+async function h2loadRun (url, seconds, rate) {
+  try {
+    return await h2load(['-c50', '-m10', '-D', String(seconds), url], (seconds + 30) * 1000)
+  } catch (err) {
+    console.error('h2load -D failed, measuring by count: ' + err.message.split('\n')[0])
+    return h2load(['-c50', '-m10', '-n', String(Math.round(rate * seconds)), url], 120000)
+  }
+}
+
+function h2load (args, timeout) {
   return new Promise((resolve, reject) => {
-    execFile('h2load', args, { timeout: 120000 }, (err, stdout, stderr) => {
+    execFile('h2load', args, { timeout }, (err, stdout, stderr) => {
       const finished = stdout.match(/finished in [\d.]+m?s, ([\d.]+) req\/s/)
       if (err && !finished) return reject(new Error('h2load failed: ' + (stderr || err.message) + '\n' + stdout))
       const requests = stdout.match(/requests: \d+ total, \d+ started, \d+ done, \d+ succeeded, (\d+) failed, (\d+) errored/)

@@ -27,7 +27,8 @@ const TOOLS = {
   setpriv: 'util-linux',
   prlimit: 'util-linux',
   script: 'bsdutils',
-  strace: 'strace'
+  strace: 'strace',
+  h2load: 'nghttp2-client'
 }
 
 /**

@@ -176,4 +176,33 @@ describe('HTTP/2 idle sessions', () => {
     const idle = Date.now() - start
     assert.ok(idle >= 800 && idle < 4000, 'closed after ' + idle + ' ms')
   })
+
+  it('should keep a session open while a stream outlasts keepAliveTimeout, and serve its next request', async (t) => {
+    const site = await makeSite(t)
+    const cert = await makeCertificate(site.dir, 'main')
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
+    await site.writeConfig({
+      workers: 1,
+      secure: true,
+      enableHTTP2: true,
+      disableNonEncryptedServer: true,
+      sport: '127.0.0.1:0',
+      // /slow answers after 1500 ms: the session is idle for longer than this
+      // while the stream is open, which must keep it.
+      keepAliveTimeout: 400,
+      cert: cert.cert,
+      key: cert.key
+    })
+    const svr = await startSvr(t, site.configFile)
+    const client = await connectH2(svr.port)
+    t.after(() => client.destroy())
+    let goaway = false
+    client.on('goaway', () => { goaway = true })
+    const slow = await h2Request(client, { ':path': '/slow' })
+    assert.equal(slow.status, 200)
+    assert.equal(slow.body.toString(), 'slow done')
+    assert.equal(goaway, false)
+    const next = await h2Request(client, { ':path': '/' })
+    assert.equal(next.status, 200)
+  })
 })
