@@ -133,9 +133,8 @@ class LineSink {
   // A regular file: everything queued, batch by batch, on this thread.
   writeQueued () {
     while (this.pending.length !== 0 && this.fd !== -1) {
-      const buffer = Buffer.from(this.takeBatch())
       try {
-        writeFully(this.fd, buffer)
+        writeText(this.fd, this.takeBatch())
       } catch (err) {
         this.report(err)
       }
@@ -255,8 +254,13 @@ class LineSink {
 
 function noop () {}
 
-function writeFully (fd, buffer) {
-  let offset = 0
+// Encoded by the write itself, with no Buffer made for it; only a short
+// write (a full disk) needs the bytes, to go on after the written ones.
+function writeText (fd, text) {
+  const written = fs.writeSync(fd, text)
+  if (written === Buffer.byteLength(text)) return
+  const buffer = Buffer.from(text)
+  let offset = written
   while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset)
 }
 

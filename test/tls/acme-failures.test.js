@@ -70,7 +70,11 @@ describe('automatic HTTPS failures and fleets', { skip: skipWithout(...TOOLS) },
     const issued = await storedFingerprint(storage)
     await until(async () => (await handshake(ports.https, NAME)).fingerprint === issued &&
       (await handshake(secondHttps, NAME)).fingerprint === issued)
-    assert.equal(pebble.orders(), 1)
+    // One instance orders; on a loaded machine a validation may time out and
+    // that instance orders again, but the other never orders at all.
+    const ordering = [a, b].map((svr) => (svr.output.match(/: ordering a certificate from /g) || []).length)
+    assert.equal(ordering.filter((count) => count !== 0).length, 1)
+    assert.equal(pebble.orders(), ordering[0] + ordering[1])
     const waited = [a, b].filter((svr) => /is ordering it \(lock until/.test(svr.output))
     assert.equal(waited.length, 1)
     await waited[0].waitFor(/picked up the certificate in storage/)
