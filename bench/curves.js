@@ -8,7 +8,7 @@
 const fs = require('node:fs/promises')
 const path = require('node:path')
 const { startSvr, stop, sleep } = require('./targets')
-const { loadWorkload } = require('./load')
+const { loadWorkload, warmUp, warmupFact } = require('./load')
 const { DIMENSIONS, writeRow } = require('./curve-configs')
 const { spliceSection, sectionOf } = require('./sections')
 
@@ -61,7 +61,7 @@ async function measureDimension ({ site, dir, tool, plan, dimension }) {
       headers: dimension.headers
     })
     for (const row of rows) {
-      if (plan.warmup > 0) await loadWorkload(tool, row.svr, workloadOf(row), plan.warmup)
+      await warmUp((seconds) => loadWorkload(tool, row.svr, workloadOf(row), seconds), plan.warmup)
     }
     for (let round = 0; round < plan.rounds; round++) {
       const order = round % 2 === 0 ? rows : [...rows].reverse()
@@ -120,7 +120,7 @@ function renderCurves (curves, { tool, plan, date, plot }) {
   const lines = [
     '## Cost curves',
     '',
-    `${date} · load by ${tool === 'wrk' ? '`wrk -t1`' : 'autocannon'} · ${plan.rounds} × ${plan.seconds} s per row, ` +
+    `${date} · load by ${tool === 'wrk' ? '`wrk -t1`' : 'autocannon'} · ${warmupFact(plan)}${plan.rounds} × ${plan.seconds} s per row, ` +
       'the rows of a dimension side by side and alternating, median shown · svr with 2 workers. ' +
       `“rate” is req/s over the smallest row of the same dimension (flat: ≥ ${CURVE_LIMITS.flat}); boot is start to ` +
       'first 200, reload SIGHUP to “reload applied”.',

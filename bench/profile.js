@@ -8,15 +8,16 @@
 const fs = require('node:fs/promises')
 const path = require('node:path')
 const { startSvr, startBare, startBareProxy, stop } = require('./targets')
-const { loadWorkload } = require('./load')
+const { loadWorkload, warmUp } = require('./load')
 const { CATEGORIES, eachSample, costPerRequest } = require('./categories')
 
 const TOP = Number(process.env.BENCH_PROFILE_TOP) || 8
 /**
- * A second of load first, so that the profiled seconds see code that the
- * JIT has already compiled, as the measured runs do after their warm-up.
+ * Load until the rate is steady first (at most `warmup` s), so that the
+ * profiled seconds see code that the JIT has already compiled, as the
+ * measured runs do after their warm-up.
  */
-const PLAN = { warmup: 1, seconds: 4 }
+const PLAN = { warmup: 20, seconds: 4 }
 const PROJECT_ROOT = path.join(__dirname, '..')
 
 /**
@@ -50,7 +51,8 @@ function baselineStarter (site, dir, name) {
  * @returns {Promise<string>} markdown
  */
 async function profileWorkload ({ site, dir, tool, workload, configFile, seconds }) {
-  const plan = { warmup: Math.min(PLAN.warmup, seconds), seconds }
+  // A quick profile (2 s) checks the harness: no warm-up.
+  const plan = { warmup: seconds < PLAN.seconds ? 0 : PLAN.warmup, seconds }
   const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs, configFile }) })
   const baselineName = workload.profileBaseline || null
   const start = baselineName === null ? null : baselineStarter(site, dir, baselineName)
@@ -68,8 +70,9 @@ async function profileTarget ({ dir, tool, workload, plan, start }) {
   const target = await start(['--cpu-prof', '--cpu-prof-dir=' + profileDir])
   let result
   let window
+  let warm
   try {
-    if (plan.warmup > 0) await loadWorkload(tool, target, workload, plan.warmup)
+    warm = await warmUp((seconds) => loadWorkload(tool, target, workload, seconds), plan.warmup)
     const startUs = nowUs()
     result = await loadWorkload(tool, target, workload, plan.seconds)
     window = { startUs, endUs: nowUs() }
@@ -86,6 +89,7 @@ async function profileTarget ({ dir, tool, workload, plan, start }) {
   return {
     name: target.name,
     plan,
+    warmSeconds: warm.seconds,
     result,
     workers: workers.length,
     cost: costPerRequest(workers, result.requests, options),
@@ -146,7 +150,7 @@ function renderProfile ({ workload, svr, baseline, baselineName }) {
   const lines = [
     `### ${workload.what}`,
     '',
-    `Profiled again (${svr.plan.warmup} s warm-up, then ${svr.result.requests} requests in ${svr.plan.seconds} s at ` +
+    `Profiled again (${svr.warmSeconds} s warm-up, then ${svr.result.requests} requests in ${svr.plan.seconds} s at ` +
       `${svr.result.rps.toFixed(0)} req/s${baseline ? `; ${baselineName} ${baseline.result.rps.toFixed(0)} req/s` : ''}): ` +
       `CPU µs per request in the ${svr.workers} workers, by the first category found from the sampled frame toward the root.`,
     ''

@@ -4,6 +4,8 @@
 // the performance issue, the machine it ran on, the profiles of the
 // workloads that missed their targets and the reading of them.
 
+const { warmupFact } = require('./load')
+
 /**
  * @param {object} run rows, startup, tool, plan, limits, machine;
  *   nginx: true (ran), false (not installed or did not start), null (not needed);
@@ -15,7 +17,7 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, var
     '# Benchmark results',
     '',
     `${machine.date} · ${machine.cpu} · ${machine.cores} cores · ${machine.memoryGiB} GiB · Node ${machine.node} · ` +
-      `load by ${tool === 'wrk' ? '`wrk -t1`' : 'autocannon'} · ${plan.rounds} × ${plan.seconds} s per target, ` +
+      `load by ${tool === 'wrk' ? '`wrk -t1`' : 'autocannon'} · ${warmupFact(plan)}${plan.rounds} × ${plan.seconds} s per target, ` +
       'targets alternating, median shown · svr with 2 workers and the default pipeline (access log on), ' +
       'the bare cluster with 2 workers' + nginxFact(nginx) + '. `bare-headers`: the bare cluster answering with svr\'s ' +
       'default headers (`Server`, a fresh `X-Request-Id`, `Date`) written as a 3.x script writes them (`writeHead`, ' +
@@ -46,6 +48,7 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, var
     '|---|---:|---:|---|',
     `| start to first 200 | ${startup.startMs.toFixed(0)} ms | ≤ ${limits.startMs} ms | ${mark(startup.startMs <= limits.startMs)} |`,
     `| idle RSS per worker | ${startup.rss.map((mb) => mb.toFixed(1)).join(', ')} MB | ≤ ${limits.rssMb} MB | ${mark(maxRss <= limits.rssMb)} |`,
+    ...renderWarmups(startup.warmup, plan),
     ''
   )
   if (profiles.length > 0) {
@@ -53,6 +56,16 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, var
   }
   if (bounds !== null && bounds.trim() !== '') lines.push(bounds.trim(), '')
   return lines.join('\n')
+}
+
+// What a cold start cost: how long the first workload took to reach a
+// steady rate on svr and on its baseline, both begun cold. No target.
+function renderWarmups (warmup, plan) {
+  if (warmup === undefined || warmup.svr === null || plan.warmup === 0) return []
+  const cell = (warm) => `${warm.seconds} s${warm.steady ? '' : ' (not steady)'}: ${warm.rates.map((rps) => Math.round(rps)).join(', ')} req/s`
+  const lines = [`| warm-up of a fresh svr to a steady rate (${warmup.workload.name}) | ${cell(warmup.svr)} | — | — |`]
+  for (const baseline of warmup.baselines) lines.push(`| warm-up of ${baseline.name} (${warmup.workload.name}) | ${cell(baseline)} | — | — |`)
+  return lines
 }
 
 // This svr over the one of --against, workload by workload.

@@ -32,7 +32,7 @@ const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { createSite, createModProxySite } = require('./site')
 const { startSvr, startBare, startBareProxy, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
-const { loadWorkload, stopLoads } = require('./load')
+const { loadWorkload, stopLoads, warmUp } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
 const { measureCurves, renderCurves, selectDimensions, spliceCurves, curvesSection, CURVE_LIMITS } = require('./curves')
@@ -41,6 +41,9 @@ const { measureTls, renderTls, TLS_WORKLOADS, TLS_HEADING } = require('./tls')
 const { spliceSection, sectionOf } = require('./sections')
 
 const BOUNDS_FILE = path.join(__dirname, 'bounds.md')
+// Each target is loaded until its rate is steady before the measured rounds
+// (bench/load.js warmUp), for at most this long.
+const WARMUP_MAX_S = 20
 
 /**
  * The workloads of the performance issue: path, connections, the baseline
@@ -169,7 +172,7 @@ async function main () {
   const args = parseArgs(process.argv.slice(2))
   // A smoke run checks the harness in seconds; its numbers mean nothing
   // and it writes no results.md.
-  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: 1, rounds: 3 }
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: 3 }
   const tool = await loadTool()
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-bench-'))
   // nginx's workers run as an unprivileged user when started by root.
@@ -242,7 +245,7 @@ async function main () {
  */
 async function runCurves ({ args, site, dir, tool }) {
   const dimensions = selectDimensions(args.only === null ? null : [...args.only])
-  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 3, warmup: 1, rounds: 2 }
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 3, warmup: WARMUP_MAX_S, rounds: 2 }
   const begun = Date.now()
   const curves = await measureCurves({ site, dir, tool, plan, dimensions })
   console.error(`bench: curves measured in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
@@ -264,7 +267,7 @@ async function runCurves ({ args, site, dir, tool }) {
 async function runTls ({ args, site, dir }) {
   const unknown = [...(args.only || [])].filter((name) => !TLS_WORKLOADS.some((w) => w.name === name))
   if (unknown.length > 0) throw new Error('no TLS workload ' + unknown.join(', ') + '; known: ' + TLS_WORKLOADS.map((w) => w.name).join(', '))
-  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 4, warmup: 1, rounds: 3 }
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 4, warmup: WARMUP_MAX_S, rounds: 3 }
   const begun = Date.now()
   const { rows } = await measureTls({ site, dir, plan, only: args.only })
   console.error(`bench: TLS rows measured in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
@@ -316,11 +319,14 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
     }
     const svrFor = (workload) => workload.variant ? variants.get(workload.variant) : svr
     const measured = new Map()
+    // Each target's first warm-up, the one it began cold.
+    const warmups = new Map()
     for (const group of groupVariants(workloads)) {
-      const rows = await measureGroup({ tool, plan, group, svrFor, baselineFor: (w) => targets[w.baseline] })
+      const rows = await measureGroup({ tool, plan, group, svrFor, baselineFor: (w) => targets[w.baseline], warmups })
       for (const row of rows) measured.set(row.workload, row)
     }
     const nginx = baselines.has('nginx') ? targets.nginx !== null : null
+    startup.warmup = { workload: workloads[0], svr: warmups.get(svr.name) || null, baselines: coldBaselines(warmups, targets, workloads[0]) }
     return { rows: workloads.map((w) => measured.get(w)), startup, nginx }
   } finally {
     for (const target of [...Object.values(targets), ...variants.values()]) {
@@ -351,7 +357,14 @@ async function variantConfig (site, dir, variant, variants = VARIANTS) {
   return file
 }
 
-async function measureGroup ({ tool, plan, group, svrFor, baselineFor }) {
+// The warm-ups of the first workload's baselines, begun cold like svr's.
+function coldBaselines (warmups, targets, first) {
+  const baseline = targets[first.baseline]
+  if (baseline === null || baseline === undefined || !warmups.has(baseline.name)) return []
+  return [{ name: baseline.name, ...warmups.get(baseline.name) }]
+}
+
+async function measureGroup ({ tool, plan, group, svrFor, baselineFor, warmups }) {
   // Every svr and baseline of the group once, in the order of the rows.
   const targets = []
   for (const member of group) {
@@ -363,7 +376,9 @@ async function measureGroup ({ tool, plan, group, svrFor, baselineFor }) {
   const workload = group[0]
   const runs = new Map(targets.map((t) => [t.name, []]))
   for (const target of targets) {
-    if (plan.warmup > 0) await loadWorkload(tool, target, workload, plan.warmup)
+    const warm = await warmUp((seconds) => loadWorkload(tool, target, workload, seconds), plan.warmup)
+    if (!warmups.has(target.name)) warmups.set(target.name, warm)
+    if (plan.warmup > 0) console.error(`bench: ${workload.name}: ${target.name} ${warm.steady ? 'steady' : 'not yet steady'} after ${warm.seconds} s of warm-up`)
   }
   for (let round = 0; round < plan.rounds; round++) {
     // A B A B: each round runs every target once, alternating the order.

@@ -11,7 +11,7 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const selfsigned = require('selfsigned')
 const { startSvr, startBareH2, startNginx, stop, hasCommand, sleep } = require('./targets')
-const { runLoad } = require('./load')
+const { runLoad, warmUp, warmupFact } = require('./load')
 
 const HEADING = '## TLS and HTTP/2'
 // Requests per second assumed of a target before its first run.
@@ -140,7 +140,8 @@ async function measureWorkload (workload, targets, plan) {
     return result
   }
   for (const target of order) {
-    if (plan.warmup > 0) await once(target, plan.warmup)
+    const warm = await warmUp((seconds) => once(target, seconds), plan.warmup)
+    if (plan.warmup > 0) console.error(`${workload.name}: ${target.name} ${warm.steady ? 'steady' : 'not yet steady'} after ${warm.seconds} s of warm-up`)
   }
   for (let round = 0; round < plan.rounds; round++) {
     for (const target of round % 2 === 0 ? order : [...order].reverse()) {
@@ -232,7 +233,7 @@ function renderTls (rows, { plan, date }) {
   const lines = [
     HEADING,
     '',
-    `${date} · ${plan.rounds} × ${plan.seconds} s per target, targets alternating, median shown · svr with ` +
+    `${date} · ${warmupFact(plan)}${plan.rounds} × ${plan.seconds} s per target, targets alternating, median shown · svr with ` +
       '`secure`, `enableHTTP2`, 2 workers and the default pipeline (access log on), serving the site without ' +
       'application code (a static site, as nginx serves it) except on the row that says so; nginx with 2 workers, TLS, ' +
       'HTTP/2, a shared session cache and tickets; the bare HTTP/2 server (bench/bare-h2.js) with 2 workers on ' +
