@@ -114,7 +114,8 @@ class ProxyExchange {
       headers,
       body: this.body,
       headersTimeout: route.firstByteTimeout,
-      bodyTimeout: route.idleTimeout
+      bodyTimeout: route.idleTimeout,
+      servername: upstream.servername
     }
   }
 

@@ -19,8 +19,8 @@ function createProxyStage (options, shared) {
   const { config } = options
   if (config.proxy.length === 0) return null
   const upstreams = shared.runtime.proxy
-  const routes = compileRoutes(config, upstreams)
-  watchHealth(shared.runtime, config)
+  const routes = compileRoutes(config, upstreams, options.proxyCa)
+  watchHealth(shared.runtime, config, options.proxyCa)
   const env = { respond: shared.respond, log: shared.log, upstreams }
   return function proxyRequest (req, res, ctx) {
     const route = matchRoute(routes, ctx)
