@@ -212,6 +212,10 @@ class ProxyExchange {
     }
     const { env, route, ctx, upstream } = this
     const failure = failureOf(err)
+    // undici starts an attempt (onRequestStart) just before it writes the
+    // request: a failure before that, such as a TLS handshake with a
+    // certificate that does not verify, never reached the upstream.
+    if (this.controller === null) failure.unreached = true
     this.failure = failure
     env.upstreams.report(upstream, false, (performance.now() - this.started) / 1000, route.health, env.log)
     env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)

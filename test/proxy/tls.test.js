@@ -30,6 +30,7 @@ describe('proxy TLS to https upstreams', () => {
     const cert = await makeCertificate(site.dir, 'upstream', ['upstream.test', '127.0.0.1'])
     await makeCertificate(site.dir, 'other', ['upstream.test', '127.0.0.1'])
     const upstream = await startUpstream(t, { tls: cert, handler: reportServername })
+    const impostor = await startUpstream(t, { tls: await makeCertificate(site.dir, 'impostor', ['127.0.0.1']) })
     const route = (path, extra) => ({ path, upstreams: [upstream.origin], retries: 0, ...extra })
     await site.writeConfig({
       workers: 1,
@@ -40,7 +41,8 @@ describe('proxy TLS to https upstreams', () => {
         route('/wrong-name', { tls: { ca: cert.cert, servername: 'wrong.test' } }),
         route('/right-name', { tls: { ca: cert.cert, servername: 'upstream.test' } }),
         route('/host-kept', { preserveHost: true, tls: { ca: cert.cert } }),
-        route('/insecure', { tls: { rejectUnauthorized: false } })
+        route('/insecure', { tls: { rejectUnauthorized: false } }),
+        route('/retried', { upstreams: [impostor.origin, upstream.origin], retries: 1, tls: { ca: cert.cert } })
       ]
     })
     const svr = await startSvr(t, site.configFile)
@@ -64,6 +66,11 @@ describe('proxy TLS to https upstreams', () => {
     assert.deepEqual(await answer('/host-kept', { Host: 'other.example' }), [200, { servername: false, host: 'other.example' }])
     assert.equal(handshakes - before, 0)
     assert.deepEqual(await answer('/insecure'), [200, { servername: false, host: '127.0.0.1:' + upstream.port }])
+    // A certificate that does not verify fails before the request is sent: the next upstream gets it.
+    let tried = 0
+    impostor.server.on('connection', () => tried++)
+    assert.deepEqual(await answer('/retried'), [200, { servername: false, host: '127.0.0.1:' + upstream.port }])
+    assert.equal(tried, 1)
     // Said once, by the primary.
     const warning = site.configFile + ': /proxy/6/tls/rejectUnauthorized: the certificates of ' + upstream.origin +
       ' are not verified; anyone on the way to them can read and change the traffic (give their CA in tls.ca instead)\n'
