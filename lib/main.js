@@ -5,6 +5,7 @@ const { parseArgs, USAGE } = require('./cli')
 const { loadConfig } = require('./config/load')
 const { checkWebroot } = require('./config/webroot')
 const { checkAcme } = require('./acme/storage')
+const { readProxyCa } = require('./proxy/ca-files')
 const { configErrorLines } = require('./config-report')
 const { createLogger } = require('./log')
 const { fullServerString } = require('./version')
@@ -80,15 +81,18 @@ function parseCommandLine (argv) {
 }
 
 // The runtime options without the mods: the validated configuration with
-// the command line's overrides, and the TLS material; null when either is
-// refused (the warnings gathered so far are printed before the errors).
+// the command line's overrides, the TLS material and the proxy routes' CA
+// files; null when either is refused (the warnings gathered so far are printed before the errors).
 async function loadOptions (args, warnings) {
   let config
+  let proxyCa
   try {
     const warn = (line) => warnings.push(args.configFile + ': ' + line)
     config = withOverrides(await loadConfig(args.configFile, { installDir: INSTALL_DIR, warn }), args)
     await checkWebroot(args.configFile, config)
     await checkAcme(args.configFile, config)
+    // Read by the primary, handed to the workers with the options.
+    proxyCa = await readProxyCa(args.configFile, config)
   } catch (err) {
     printWarnings(warnings)
     for (const line of configErrorLines(err, args.configFile)) process.stderr.write(line + '\n')
@@ -103,7 +107,7 @@ async function loadOptions (args, warnings) {
   } catch (err) {
     return fail(err.message)
   }
-  return { config, configFile: args.configFile, installDir: INSTALL_DIR, disableMods: args.disableMods, mods: [], tls, ticketKeys }
+  return { config, configFile: args.configFile, installDir: INSTALL_DIR, disableMods: args.disableMods, mods: [], tls, ticketKeys, proxyCa }
 }
 
 // The script checked and the mods made ready; null when either is refused.

@@ -3,6 +3,7 @@
 const { loadConfig } = require('./config/load')
 const { checkWebroot } = require('./config/webroot')
 const { checkAcme } = require('./acme/storage')
+const { readProxyCa } = require('./proxy/ca-files')
 const { configErrorLines } = require('./config-report')
 const { readTlsMaterial } = require('./tls/material')
 const { checkScript } = require('./script/check')
@@ -21,8 +22,8 @@ function withOverrides (config, args) {
 
 /**
  * Read and check everything a reload needs before anything changes: the
- * configuration, its certificates, the script, the log directory and the
- * mods. A refusal is logged with its reason; the caller keeps what it runs
+ * configuration, its certificates, the proxy's CA files, the script, the
+ * log directory and the mods. A refusal is logged with its reason; the caller keeps what it runs
  * (and counts the refusal).
  * @param {object} options the runtime options in use
  * @param {object} args parsed command line
@@ -32,11 +33,13 @@ function withOverrides (config, args) {
  */
 async function prepareReload (options, args, log) {
   let config
+  let proxyCa
   try {
     const warn = (line) => log.warn(options.configFile + ': ' + line)
     config = withOverrides(await loadConfig(options.configFile, { installDir: options.installDir, warn }), args)
     await checkWebroot(options.configFile, config)
     await checkAcme(options.configFile, config)
+    proxyCa = await readProxyCa(options.configFile, config)
   } catch (err) {
     for (const line of configErrorLines(err, options.configFile)) log.error(line)
     return refuse(log, 'the old configuration stays in use')
@@ -48,7 +51,7 @@ async function prepareReload (options, args, log) {
     log.error(err.message)
     return refuse(log, 'the old configuration and certificates stay in use')
   }
-  const next = { ...options, config, tls }
+  const next = { ...options, config, tls, proxyCa }
   try {
     await checkScript(next)
     await checkLogDirectory(next)

@@ -30,8 +30,8 @@ svr reads one JSON file: \`config.json\` beside \`svr.js\`, or the file named by
   \`svr --check-config\` (\`node svr.js --check-config [--config PATH]\`) validates a file without starting the
   server and exits 0 or 1. A reload (SIGHUP) with an invalid file keeps the old configuration.
 - **Defaults live in the schema.** A missing key takes the default listed here; nothing else fills in values.
-- **Relative paths** in \`wwwroot\`, \`cert\`, \`key\`, the \`sni\` files and unix socket paths in \`port\`/\`sport\`
-  resolve against the directory of the configuration file. When \`wwwroot\` is absent the webroot is \`webroot/\`
+- **Relative paths** in \`wwwroot\`, \`cert\`, \`key\`, the \`sni\` files, the proxy routes' \`tls.ca\` files and unix
+  socket paths in \`port\`/\`sport\` resolve against the directory of the configuration file. When \`wwwroot\` is absent the webroot is \`webroot/\`
   beside \`svr.js\`. \`page404\` and \`errorPages\` paths are relative to the webroot.
 - **Regex strings** are written \`"/pattern/flags"\` as in SVR.JS, with \`/\` inside the pattern escaped as \`\\/\`
   (JSON doubles every backslash: \`"/^\\\\/docs\\\\//"\` matches paths starting with \`/docs/\`). They are compiled once,

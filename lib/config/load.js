@@ -8,6 +8,7 @@ const { svrError, readFailure } = require('../errors')
 const { parseListenSpec } = require('../listen')
 const { parseRegexString } = require('./regex')
 const { upstreamProblem } = require('../proxy/upstream-url')
+const { servernameProblem, proxyTlsWarnings } = require('../proxy/upstream-tls')
 const { deepFreeze } = require('../util/deep-freeze')
 const { tolerateLegacyValues, legacyBehaviourWarnings } = require('./tolerate')
 const { acmeProblems, acmeNames } = require('../acme/names')
@@ -53,7 +54,8 @@ function createValidator () {
     stringKeyword('svrRegex', regexProblem),
     stringKeyword('svrListen', listenProblem),
     stringKeyword('svrAddress', addressProblem),
-    stringKeyword('svrUpstream', upstreamProblem)
+    stringKeyword('svrUpstream', upstreamProblem),
+    stringKeyword('svrServername', servernameProblem)
   ])
   return ajv.compile(schema)
 }
@@ -111,7 +113,9 @@ function addressProblem (value) {
  * @param {{installDir?: string, warn?: (line: string) => void}} [options]
  *   installDir: the directory of svr.js, home of the default webroot
  *   (defaults to this module's install directory); warn: told about every
- *   value taken the way SVR.JS 3.x took it, "<JSON pointer>: <what>"
+ *   value taken the way SVR.JS 3.x took it and every setting that weakens
+ *   security on purpose (an upstream certificate not verified),
+ *   "<JSON pointer>: <what>"
  * @returns {Promise<object>} the configuration, deeply frozen and JSON-serialisable
  * @throws {SvrError} SVR_ERR_CONFIG_READ, SVR_ERR_CONFIG_PARSE, or
  *   SVR_ERR_CONFIG_INVALID with `problems`: one "<JSON pointer>: <message>" line per problem
@@ -125,6 +129,7 @@ async function loadConfig (file, { installDir = INSTALL_DIR, warn = ignore } = {
   if (isObject(data)) problems.push(...semanticProblems(data))
   if (problems.length > 0) throw invalidConfig(file, problems)
   for (const line of legacyBehaviourWarnings(data)) warn(line)
+  for (const line of proxyTlsWarnings(data)) warn(line)
   return deepFreeze(finish(data, given, path.dirname(path.resolve(file)), installDir))
 }
 
@@ -208,6 +213,7 @@ function finish (config, given, configDir, installDir) {
     entry.key = path.resolve(configDir, entry.key)
   }
   resolveAcme(config, configDir)
+  for (const route of config.proxy) resolveProxyCa(route.tls, configDir)
   config.port = resolveSocketPath(config.port, configDir)
   config.sport = resolveSocketPath(config.sport, configDir)
   return config
@@ -221,6 +227,12 @@ function resolveAcme (config, configDir) {
   if (acme.storageDirectory !== null) acme.storageDirectory = path.resolve(configDir, acme.storageDirectory)
   else if (config.stateDirectory !== null) acme.storageDirectory = path.resolve(configDir, config.stateDirectory, 'acme')
   if (acme.caBundle !== null) acme.caBundle = path.resolve(configDir, acme.caBundle)
+}
+
+// A route's CA file, or each of its list, as an absolute path.
+function resolveProxyCa (tls, configDir) {
+  if (typeof tls.ca === 'string') tls.ca = path.resolve(configDir, tls.ca)
+  else if (Array.isArray(tls.ca)) tls.ca = tls.ca.map((file) => path.resolve(configDir, file))
 }
 
 function resolveSocketPath (value, configDir) {

@@ -35,9 +35,17 @@ function forward (req, res, ctx, route, env) {
     return
   }
   const body = !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize)
-  const exchange = new ProxyExchange(req, res, ctx, route, env, body, !withBody && IDEMPOTENT.has(req.method))
-  res[kExchange] = exchange
-  res.on('close', onResponseClose)
+  startExchange(new ProxyExchange(req, res, ctx, route, env, body, !withBody && IDEMPOTENT.has(req.method)))
+}
+
+/**
+ * Send an exchange's request to its first upstream; the client's response
+ * closing aborts what is still waiting for the upstream.
+ * @param {ProxyExchange} exchange
+ */
+function startExchange (exchange) {
+  exchange.res[kExchange] = exchange
+  exchange.res.on('close', onResponseClose)
   exchange.attempt()
 }
 
@@ -89,14 +97,26 @@ class ProxyExchange {
     this.attempts++
     ctx.upstream = upstream.name
     upstream.inFlight++
-    upstream.dispatcher().dispatch({
+    upstream.dispatcher().dispatch(this.requestOptions(headers, upstream), this)
+  }
+
+  /**
+   * undici's options for one attempt.
+   * @param {object} headers the forwarded request's
+   * @param {import('./upstream').Upstream} upstream
+   * @returns {object}
+   */
+  requestOptions (headers, upstream) {
+    const { route } = this
+    return {
       path: this.path,
       method: this.req.method,
       headers,
       body: this.body,
       headersTimeout: route.firstByteTimeout,
-      bodyTimeout: route.idleTimeout
-    }, this)
+      bodyTimeout: route.idleTimeout,
+      servername: upstream.servername
+    }
   }
 
   // The common case, one upstream that is up and not yet tried, without
@@ -133,12 +153,25 @@ class ProxyExchange {
     } catch (err) {
       // A field Node refuses to send (an HTTP/2 connection-specific one the
       // upstream sent without naming it in Connection).
-      this.done = true
-      this.upstream.inFlight--
-      controller.abort(err)
-      this.env.log.warn('request ' + this.ctx.requestId + ': upstream ' + this.upstream.name + ' sent an unusable header: ' + err.message)
-      this.env.respond.sendError(this.req, res, 502)
+      this.refuseAnswer(controller, err, 'sent an unusable header: ' + err.message)
     }
+  }
+
+  /**
+   * An answer the client cannot be given: the upstream's exchange is cut
+   * and the client gets a 502.
+   * @param {object|null} controller undici's, of this attempt; null once
+   *   undici is done with it (an upgrade handed over)
+   * @param {Error} err why, for undici
+   * @param {string} reason for the error log, after the upstream's name
+   */
+  refuseAnswer (controller, err, reason) {
+    this.done = true
+    this.upstream.inFlight--
+    if (controller !== null) controller.abort(err)
+    this.env.log.warn('request ' + this.ctx.requestId + ': upstream ' + this.upstream.name + ' ' + reason)
+    this.ctx.upstreamTime = performance.now() - this.started
+    this.env.respond.sendError(this.req, this.res, 502)
   }
 
   onResponseData (controller, chunk) {
@@ -179,6 +212,10 @@ class ProxyExchange {
     }
     const { env, route, ctx, upstream } = this
     const failure = failureOf(err)
+    // undici starts an attempt (onRequestStart) just before it writes the
+    // request: a failure before that, such as a TLS handshake with a
+    // certificate that does not verify, never reached the upstream.
+    if (this.controller === null) failure.unreached = true
     this.failure = failure
     env.upstreams.report(upstream, false, (performance.now() - this.started) / 1000, route.health, env.log)
     env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)
@@ -286,4 +323,4 @@ function retryAfter (route) {
   return Math.max(1, Math.ceil(soonest / 1000))
 }
 
-module.exports = { forward, hasBody, IDEMPOTENT }
+module.exports = { forward, startExchange, ProxyExchange, hasBody, IDEMPOTENT }

@@ -1,24 +1,32 @@
 'use strict'
 
+const { parseUpstream } = require('./upstream-url')
+const { routeTls } = require('./routes')
+
 // How long a worker waits for the primary to take its list of checks.
 const WATCH_TIMEOUT_MS = 2000
 
 /**
  * Tell the coordinator which active health checks this worker's routes
- * want (every upstream of a route with `healthCheck`), and take the
- * verdicts known so far. The coordinator runs each check once for all
+ * want (every upstream of a route with `healthCheck`, with the route's TLS
+ * settings for an https:// one, so that a check trusts what the route's
+ * requests trust), and take the verdicts known so far. The coordinator runs each check once for all
  * workers and sends later verdicts as `proxy-health` notices. A worker
  * whose new configuration has no checks says so too, so that a reload
  * without --single-threaded's new workers stops the old ones.
  * @param {import('../runtime').Runtime} runtime
  * @param {object} config
+ * @param {Array<string[]|null>} proxyCa per route, the PEM texts of its `tls.ca`
  */
-function watchHealth (runtime, config) {
+function watchHealth (runtime, config, proxyCa) {
   const checks = []
-  for (const route of config.proxy) {
-    if (route.healthCheck === null) continue
-    for (const upstream of route.upstreams) checks.push({ upstream, check: route.healthCheck })
-  }
+  config.proxy.forEach((route, number) => {
+    if (route.healthCheck === null) return
+    const tls = routeTls(route, proxyCa[number])
+    for (const upstream of route.upstreams) {
+      checks.push({ upstream, check: route.healthCheck, tls: parseUpstream(upstream).address.secure ? tls : null })
+    }
+  })
   if (checks.length === 0 && !runtime.proxy.watching) return
   runtime.proxy.watching = checks.length !== 0
   runtime.coordinator.request('proxy-health-watch', { checks }, { timeout: WATCH_TIMEOUT_MS }).then(

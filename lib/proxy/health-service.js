@@ -1,6 +1,7 @@
 'use strict'
 
 const { parseUpstream } = require('./upstream-url')
+const { connectOption, tlsKey } = require('./upstream-tls')
 
 /**
  * Coordinator services for the active health checks of proxy routes. Each
@@ -47,14 +48,15 @@ function proxyHealthServices (coordinator) {
   return {
     'proxy-health-watch': (msg, from) => {
       const wanted = new Set()
-      for (const { upstream, check } of Array.isArray(msg.checks) ? msg.checks : []) {
-        const key = upstream + ' ' + JSON.stringify(check)
+      for (const { upstream, check, tls } of Array.isArray(msg.checks) ? msg.checks : []) {
+        const address = parseUpstream(upstream).address
+        if (address === null) continue
+        const settings = address.secure ? tlsOf(tls) : null
+        const key = upstream + ' ' + JSON.stringify(check) + ' ' + tlsKey(address, settings)
         wanted.add(key)
         let checker = checkers.get(key)
         if (checker === undefined) {
-          const address = parseUpstream(upstream).address
-          if (address === null) continue
-          checker = new Checker(address, check, hooks)
+          checker = new Checker(address, check, settings, hooks)
           checkers.set(key, checker)
           checker.start()
         }
@@ -73,6 +75,17 @@ function proxyHealthServices (coordinator) {
   }
 }
 
+// The TLS settings a worker sent: anything malformed checks the
+// certificate against Node.js's CA store, never less.
+function tlsOf (value) {
+  if (value === null || typeof value !== 'object') return { ca: null, servername: null, rejectUnauthorized: true }
+  return {
+    ca: Array.isArray(value.ca) ? value.ca.filter((pem) => typeof pem === 'string') : null,
+    servername: typeof value.servername === 'string' ? value.servername : null,
+    rejectUnauthorized: value.rejectUnauthorized !== false
+  }
+}
+
 function allWatchers (checkers) {
   const peers = new Set()
   for (const checker of checkers.values()) {
@@ -86,10 +99,17 @@ function allWatchers (checkers) {
  * in a row take it out, `rise` passes in a row bring it back.
  */
 class Checker {
-  constructor (address, check, hooks) {
+  /**
+   * @param {import('./upstream-url').UpstreamAddress} address
+   * @param {object} check the route's `healthCheck`
+   * @param {import('./upstream-tls').UpstreamTls|null} tls the route's, for an https:// upstream
+   * @param {object} hooks
+   */
+  constructor (address, check, tls, hooks) {
     this.name = address.name
     this.address = address
     this.check = check
+    this.tls = tls
     this.hooks = hooks
     this.watchers = new Set()
     this.healthy = true
@@ -103,7 +123,7 @@ class Checker {
     // Loaded with the first check: a primary without checks does without it.
     const { Client } = require('undici')
     this.client = new Client(this.address.origin, {
-      connect: { timeout: this.check.timeout, socketPath: this.address.socketPath === null ? undefined : this.address.socketPath },
+      connect: connectOption(this.address, this.check.timeout, this.tls),
       pipelining: 0
     })
     // The primary's exit does not wait for the next check.

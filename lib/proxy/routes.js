@@ -14,11 +14,12 @@ const { createPolicy } = require('./balance')
 /**
  * @param {object} config the loaded configuration
  * @param {import('./upstreams').ProxyUpstreams} registry the worker's upstreams
+ * @param {Array<string[]|null>} proxyCa per route, the PEM texts of its `tls.ca` (lib/proxy/ca-files.js)
  * @returns {Route[]}
  */
-function compileRoutes (config, registry) {
+function compileRoutes (config, registry, proxyCa) {
   return config.proxy.map((entry, number) => {
-    const settings = { connections: entry.connections, connectTimeout: entry.connectTimeout }
+    const settings = { connections: entry.connections, connectTimeout: entry.connectTimeout, tls: routeTls(entry, proxyCa[number]) }
     const upstreams = entry.upstreams.map((value) => registry.get(parseUpstream(value).address, settings))
     return {
       number,
@@ -41,6 +42,15 @@ function compileRoutes (config, registry) {
       healthCheck: entry.healthCheck
     }
   })
+}
+
+/**
+ * @param {object} entry a route of the configuration
+ * @param {string[]|null} ca the texts of its CA files
+ * @returns {import('./upstream-tls').UpstreamTls}
+ */
+function routeTls (entry, ca) {
+  return { ca, servername: entry.tls.servername, rejectUnauthorized: entry.tls.rejectUnauthorized }
 }
 
 function lowerCased (headers) {
@@ -98,4 +108,4 @@ function candidatesOf (route, tried, now) {
   return candidates
 }
 
-module.exports = { compileRoutes, matchRoute, matchesPath, upstreamTarget, candidatesOf }
+module.exports = { compileRoutes, routeTls, matchRoute, matchesPath, upstreamTarget, candidatesOf }

@@ -1,22 +1,27 @@
 'use strict'
 
+const { connectOption, requestServername } = require('./upstream-tls')
+
 /**
  * One upstream server as this worker sees it: its connection pool, the
  * requests in flight to it, its passive health (failures counted here) and
  * the verdict of the primary's active checks. Shared by every route of the
- * worker that names the same upstream with the same connection settings,
- * and kept across reloads (lib/proxy/upstreams.js).
+ * worker that names the same upstream with the same connection settings
+ * (connections, connect timeout, TLS), and kept across reloads
+ * (lib/proxy/upstreams.js).
  */
 class Upstream {
   /**
    * @param {import('./upstream-url').UpstreamAddress} address
-   * @param {{connections: number, connectTimeout: number}} settings
+   * @param {{connections: number, connectTimeout: number, tls: import('./upstream-tls').UpstreamTls}} settings
    */
   constructor (address, settings) {
     this.address = address
     this.name = address.name
     this.settings = settings
     this.pool = null
+    // Given to undici with each request (lib/proxy/upstream-tls.js).
+    this.servername = requestServername(address, settings.tls)
     // Requests of this worker waiting for or reading a response from it.
     this.inFlight = 0
     // Passive health: times of recent failures, and until when it is out.
@@ -41,7 +46,7 @@ class Upstream {
       const { address, settings } = this
       this.pool = new Pool(address.origin, {
         connections: settings.connections,
-        connect: { timeout: settings.connectTimeout, socketPath: address.socketPath === null ? undefined : address.socketPath },
+        connect: connectOption(address, settings.connectTimeout, settings.tls),
         // Upstreams' idle connections are closed by us before their own
         // keep-alive timeout (commonly 5 s) would race a new request.
         keepAliveTimeout: 4000,

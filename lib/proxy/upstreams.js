@@ -1,6 +1,7 @@
 'use strict'
 
 const { Upstream } = require('./upstream')
+const { tlsKey } = require('./upstream-tls')
 
 /**
  * The upstreams of one worker, by name and connection settings. It lives
@@ -43,11 +44,11 @@ class ProxyUpstreams {
 
   /**
    * @param {import('./upstream-url').UpstreamAddress} address
-   * @param {{connections: number, connectTimeout: number}} settings
+   * @param {{connections: number, connectTimeout: number, tls: import('./upstream-tls').UpstreamTls}} settings
    * @returns {Upstream}
    */
   get (address, settings) {
-    const key = address.name + ' ' + settings.connections + ' ' + settings.connectTimeout
+    const key = address.name + ' ' + settings.connections + ' ' + settings.connectTimeout + ' ' + tlsKey(address, settings.tls)
     let upstream = this.byKey.get(key)
     if (upstream === undefined) {
       upstream = new Upstream(address, settings)

@@ -19,8 +19,8 @@ function createProxyStage (options, shared) {
   const { config } = options
   if (config.proxy.length === 0) return null
   const upstreams = shared.runtime.proxy
-  const routes = compileRoutes(config, upstreams)
-  watchHealth(shared.runtime, config)
+  const routes = compileRoutes(config, upstreams, options.proxyCa)
+  watchHealth(shared.runtime, config, options.proxyCa)
   const env = { respond: shared.respond, log: shared.log, upstreams }
   return function proxyRequest (req, res, ctx) {
     const route = matchRoute(routes, ctx)
@@ -31,12 +31,10 @@ function createProxyStage (options, shared) {
     if (onBareStream(req)) ({ req, res } = promote(req, res))
     // Node marks the HTTP/1.1 requests it handed over as 'upgrade'; an
     // HTTP/2 one (extended CONNECT) names its protocol in :protocol.
-    if (req.upgrade === true || req.headers[':protocol'] !== undefined) {
-      tunnel(req, res, ctx, route, env).catch((err) => failed(req, res, ctx, err))
-      return true
-    }
+    const upgrade = req.upgrade === true || req.headers[':protocol'] !== undefined
     try {
-      forward(req, res, ctx, route, env)
+      if (upgrade) tunnel(req, res, ctx, route, env)
+      else forward(req, res, ctx, route, env)
     } catch (err) {
       failed(req, res, ctx, err)
     }

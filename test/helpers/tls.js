@@ -5,6 +5,7 @@ const http2 = require('node:http2')
 const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
 const https = require('node:https')
+const net = require('node:net')
 const path = require('node:path')
 const selfsigned = require('selfsigned')
 
@@ -13,7 +14,8 @@ const selfsigned = require('selfsigned')
  * JavaScript, so that the TLS tests need no openssl command.
  * @param {string} dir where cert and key files go
  * @param {string} name file name stem
- * @param {string[]} [dnsNames] subject alternative names; the first is also the CN
+ * @param {string[]} [dnsNames] subject alternative names (an IP address
+ *   becomes an IP address entry); the first is also the CN
  * @returns {Promise<{cert: string, key: string, fingerprint: string}>} file paths
  *   and the SHA-256 fingerprint as Node's peer certificate reports it
  */
@@ -24,7 +26,7 @@ async function makeCertificate (dir, name, dnsNames = ['localhost']) {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: dnsNames.map((value) => ({ type: 2, value })) }]
+    extensions: [{ name: 'subjectAltName', altNames: dnsNames.map((value) => net.isIP(value) === 0 ? { type: 2, value } : { type: 7, ip: value }) }]
   })
   await fs.writeFile(cert, pems.cert)
   await fs.writeFile(key, pems.private, { mode: 0o600 })

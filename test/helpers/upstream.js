@@ -1,15 +1,19 @@
 'use strict'
 
+const fs = require('node:fs/promises')
 const http = require('node:http')
+const https = require('node:https')
 const { whenListening } = require('../../lib/listen')
 
 /**
  * An upstream for proxy tests, in the test process, on loopback (or a Unix
  * socket). By default it answers every request with JSON describing it:
  * the upstream's name, method, target, headers and body length. It can be
- * stopped (every connection cut) and started again on the same port.
+ * stopped (every connection cut) and started again on the same port. With
+ * `tls` (files from makeCertificate in test/helpers/tls.js) it speaks
+ * HTTPS, and its origin is https://.
  * @param {object} t node:test context (stops it after the test)
- * @param {{name?: string, port?: number, socketPath?: string,
+ * @param {{name?: string, port?: number, socketPath?: string, tls?: {cert: string, key: string},
  *   handler?: (req: http.IncomingMessage, res: http.ServerResponse, upstream: Upstream) => void}} [opts]
  * @returns {Promise<Upstream>}
  */
@@ -21,24 +25,29 @@ async function startUpstream (t, opts = {}) {
 }
 
 class Upstream {
-  constructor ({ name = 'up', port = 0, socketPath, handler = echo }) {
+  constructor ({ name = 'up', port = 0, socketPath, tls, handler = echo }) {
     this.name = name
     this.port = port
     this.socketPath = socketPath
+    this.tls = tls
     this.handler = handler
     this.server = null
     this.hits = 0
   }
 
   get origin () {
-    return this.socketPath === undefined ? 'http://127.0.0.1:' + this.port : 'unix:' + this.socketPath
+    if (this.socketPath !== undefined) return 'unix:' + this.socketPath
+    return (this.tls === undefined ? 'http' : 'https') + '://127.0.0.1:' + this.port
   }
 
   async start () {
-    const server = http.createServer((req, res) => {
+    const onRequest = (req, res) => {
       this.hits++
       this.handler(req, res, this)
-    })
+    }
+    const server = this.tls === undefined
+      ? http.createServer(onRequest)
+      : https.createServer({ cert: await fs.readFile(this.tls.cert), key: await fs.readFile(this.tls.key) }, onRequest)
     this.server = server
     const spec = this.socketPath === undefined ? { host: '127.0.0.1', port: this.port } : { path: this.socketPath }
     await whenListening(server, () => server.listen(spec))

@@ -11,9 +11,12 @@ const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
  * with "echo: ", and answers a close frame with one. `handshakes` keeps
  * the headers of every handshake it got.
  * @param {object} t node:test context (closes it after the test)
+ * @param {{answer?: (req: http.IncomingMessage) => string|null}} [opts] answer:
+ *   the bytes to write instead of accepting a handshake, after which the
+ *   upstream ends the connection; null accepts it
  * @returns {Promise<{origin: string, handshakes: object[]}>}
  */
-async function startWebSocketUpstream (t) {
+async function startWebSocketUpstream (t, opts = {}) {
   const handshakes = []
   const sockets = new Set()
   const server = http.createServer((req, res) => res.writeHead(426).end())
@@ -22,6 +25,11 @@ async function startWebSocketUpstream (t) {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => {})
+    const refusal = opts.answer === undefined ? null : opts.answer(req)
+    if (refusal !== null) {
+      socket.end(refusal)
+      return
+    }
     const accept = crypto.createHash('sha1').update(req.headers['sec-websocket-key'] + GUID).digest('base64')
     socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ' + accept + '\r\n\r\n')
     socket.on('data', (data) => echoFrames(socket, data))

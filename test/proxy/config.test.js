@@ -29,6 +29,27 @@ describe('proxy configuration', () => {
     ])
   })
 
+  it('should name the JSON pointer of every bad tls setting', async (t) => {
+    const site = await makeSite(t, {
+      proxy: [
+        { path: '/a', upstreams: ['https://127.0.0.1:8443'], tls: { servername: '10.0.0.5', rejectUnauthorized: 'no', cert: 'client.crt' } },
+        { path: '/b', upstreams: ['https://127.0.0.1:8443'], tls: { servername: 'app.internal:8443', ca: [] } },
+        { path: '/c', upstreams: ['https://127.0.0.1:8443'], tls: { ca: '' } }
+      ]
+    })
+    const { code, stderr } = await runSvr(['--config', site.configFile, '--check-config'])
+    assert.equal(code, 1)
+    const file = site.configFile + ': '
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      file + '/proxy/0/tls: unknown key "cert"',
+      file + '/proxy/0/tls/servername: must be a host name: an IP address is not sent as a server name (RFC 6066); null checks the certificate against the upstream\'s address',
+      file + '/proxy/0/tls/rejectUnauthorized: must be boolean (got string)',
+      file + '/proxy/1/tls/ca: must NOT have fewer than 1 items',
+      file + '/proxy/1/tls/servername: must be a host name such as "app.internal", without scheme or port',
+      file + '/proxy/2/tls/ca: must NOT have fewer than 1 characters'
+    ])
+  })
+
   it('should accept http, https and unix-socket upstreams', async (t) => {
     const site = await makeSite(t, {
       proxy: [{ path: '/', host: 'app.example', upstreams: ['http://127.0.0.1:3000', 'https://[::1]:8443/', 'unix:/run/app.sock'], healthCheck: {} }]
