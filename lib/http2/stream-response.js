@@ -13,6 +13,18 @@ const MAX_KNOWN_NAMES = 512
 const knownNames = new Map()
 
 /**
+ * The header fields of one response, by lower-case name. Its prototype is
+ * an empty object without a prototype of its own, so that no name (not
+ * `constructor`, not `__proto__`) is inherited, while the fields stay in
+ * V8's fast mode: an object from Object.create(null) is a dictionary from
+ * the start, and Node's respond() copies the fields with for…in, which was
+ * three times slower over a dictionary (processHeaders 2.0 against 0.5 µs
+ * per response in a profile of `h2load -c50 -m10`).
+ */
+function ResponseHeaders () {}
+ResponseHeaders.prototype = Object.create(null)
+
+/**
  * The answer interface of svr's own stages on an HTTP/2 stream: the part of
  * http.ServerResponse they use (statusCode, the header methods, end,
  * destroy, 'finish' and 'close'), sent with one header object
@@ -33,7 +45,7 @@ class StreamResponse extends EventEmitter {
     this.method = method
     this.statusCode = 200
     // Lower-case names, as Http2ServerResponse keeps them; what respond() sends.
-    this.headers = Object.create(null)
+    this.headers = new ResponseHeaders()
     this.headersSent = false
     this.writableEnded = false
     this.writableFinished = false
@@ -61,15 +73,15 @@ class StreamResponse extends EventEmitter {
   }
 
   getHeader (name) {
-    return this.headers[name.toLowerCase()]
+    return this.headers[lowerCase(name)]
   }
 
   hasHeader (name) {
-    return this.headers[name.toLowerCase()] !== undefined
+    return this.headers[lowerCase(name)] !== undefined
   }
 
   removeHeader (name) {
-    delete this.headers[name.toLowerCase()]
+    delete this.headers[lowerCase(name)]
   }
 
   getHeaderNames () {
@@ -164,6 +176,16 @@ function headerKey (name) {
     if (knownNames.size < MAX_KNOWN_NAMES) knownNames.set(name, key)
   }
   return key
+}
+
+/**
+ * @param {string} name a header name
+ * @returns {string} its lower-case form, without a new string for a name
+ *   setHeader has seen (the stages ask for the names they set)
+ */
+function lowerCase (name) {
+  const key = knownNames.get(name)
+  return typeof key === 'string' ? key : name.toLowerCase()
 }
 
 function ignoreStreamError () {}
