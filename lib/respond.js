@@ -2,6 +2,7 @@
 
 const http = require('node:http')
 const path = require('node:path')
+const { LRUCache } = require('lru-cache')
 const { escapeHtml } = require('./util/escape-html')
 const { createFileCache } = require('./util/file-cache')
 const { DESCRIPTIONS, EXTRA_REASONS } = require('./error-descriptions')
@@ -16,6 +17,10 @@ const PLACEHOLDER = /\{(errorMessage|errorDesc|stack|path|server|contact)\}/g
 const STACK_HIDDEN = '[error stack hidden]'
 const BUILT_IN_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 const NO_EXTRA = Object.freeze({})
+// Built-in pages rendered once per status and Host: scanners ask for
+// thousands of missing paths, and each 404 page is the same bytes. Host is
+// the client's to choose, so the cache is bounded.
+const RENDERED_PAGES = 256
 
 /**
  * @param {number} status
@@ -50,6 +55,7 @@ function createResponder (options, shared) {
     fallbacks[status] = Object.freeze(files)
   }
   const base = { rules, templates, fallbacks, contact, config, shared }
+  const rendered = new LRUCache({ max: RENDERED_PAGES })
 
   /**
    * Answer with an error page.
@@ -93,11 +99,28 @@ function createResponder (options, shared) {
   }
 
   function writeError (req, res, code, extra, template, loadError) {
+    if (template === null && loadError === null && isPlainPage(code, extra)) {
+      writePage(req, res, code, renderedPage(req, code), extra.headers, true)
+      return
+    }
     const values = pageValues(base, req, code, extra)
     const body = template === null
       ? builtInPage(values, loadError)
       : template.replace(PLACEHOLDER, (match, name) => values[name])
     writePage(req, res, code, body, extra.headers, template === null)
+  }
+
+  // The built-in page of a status as a buffer, rendered on its first use
+  // for the request's Host (the only part of it that comes from the request).
+  function renderedPage (req, code) {
+    const host = req.headers.host
+    const key = typeof host === 'string' && host !== '' ? code + ' ' + host : String(code)
+    let page = rendered.get(key)
+    if (page === undefined) {
+      page = Buffer.from(builtInPage(pageValues(base, req, code, NO_EXTRA), null))
+      rendered.set(key, page)
+    }
+    return page
   }
 
   /**
@@ -207,6 +230,18 @@ function pageValues (base, req, status, extra) {
   return values
 }
 
+/**
+ * Whether the built-in page of this answer is the same for every request of
+ * a Host: no error stack, no description or mod name of its own, and no
+ * request id (5xx pages carry one).
+ * @param {number} code
+ * @param {object} extra sendError's
+ * @returns {boolean}
+ */
+function isPlainPage (code, extra) {
+  return code < 500 && extra.error == null && typeof extra.description !== 'string' && extra.extName == null
+}
+
 function builtInPage (values, loadError) {
   const extra = loadError === null
     ? ''
@@ -225,7 +260,7 @@ function writePage (req, res, status, body, headers, builtIn) {
   for (const name of REPRESENTATION_HEADERS) res.removeHeader(name)
   res.statusCode = status
   res.setHeader('Content-Type', 'text/html; charset=utf-8')
-  res.setHeader('Content-Length', Buffer.byteLength(body))
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length)
   res.setHeader('X-Content-Type-Options', 'nosniff')
   if (builtIn) res.setHeader('Content-Security-Policy', BUILT_IN_CSP)
   if (status === 405 && !res.hasHeader('Allow')) res.setHeader('Allow', 'GET, HEAD, OPTIONS')

@@ -20,6 +20,10 @@ if (href === '/mod') {
   callServerError(503, 'my-mod/1.2')
   return
 }
+if (href === '/mod404') {
+  callServerError(404, 'my-mod/1.2')
+  return
+}
 `
 
 const ALL_PLACEHOLDERS = 'M={errorMessage}|D={errorDesc}|P={path}|S={server}|C={contact}|K={stack}'
@@ -198,5 +202,59 @@ describe('error pages with the version, the stack and mods exposed', () => {
     const res = await request(port, '/mod')
     assert.equal(res.status, 503)
     assert.match(res.body, /svr\/[^<]* my-mod\/1\.2 on 127\.0\.0\.1:\d+<\/em>/)
+  })
+
+  it('should name the mod on a 404 of the same Host as a plain 404 answered before', async () => {
+    const plain = await request(port, '/missing', { headers: { host: 'm.test' } })
+    const byMod = await request(port, '/mod404', { headers: { host: 'm.test' } })
+    assert.equal(byMod.status, 404)
+    assert.ok(byMod.body.includes('<em>' + plain.headers.server + ' my-mod/1.2 on m.test</em>'))
+    assert.ok(plain.body.includes('<em>' + plain.headers.server + ' on m.test</em>'))
+  })
+})
+
+describe('built-in error pages, rendered once per status and Host', () => {
+  const scope = createScope()
+  let port
+
+  before(async () => {
+    ({ port } = await startSite(scope, { serverAdministratorEmail: 'admin@example.com' }, { 'index.html': 'i\n' }))
+  })
+  after(() => scope.cleanup())
+
+  it('should give each Host its own footer and each status its own page', async () => {
+    const first = await request(port, '/a', { headers: { host: 'a.test' } })
+    const other = await request(port, '/b', { headers: { host: 'b.test' } })
+    const again = await request(port, '/c?x=1', { headers: { host: 'a.test' } })
+    const forbidden = await request(port, '/.hidden', { headers: { host: 'a.test' } })
+    assert.deepEqual([first.status, other.status, again.status, forbidden.status], [404, 404, 404, 403])
+    assert.match(first.body, /<title>404 Not Found<\/title>.*<em>svr on a\.test<\/em>/s)
+    assert.match(other.body, /<em>svr on b\.test<\/em>/)
+    assert.equal(again.body, first.body)
+    assert.equal(again.headers['content-length'], String(Buffer.byteLength(first.body)))
+    assert.match(forbidden.body, /<h1>403 Forbidden<\/h1>.*<em>svr on a\.test<\/em>/s)
+  })
+
+  it('should escape the Host in the page it keeps', async () => {
+    const res = await request(port, '/x', { headers: { host: 'a.test:1"<i>' } })
+    assert.equal(res.status, 404)
+    assert.ok(res.body.includes('<em>svr on a.test:1&quot;&lt;i&gt;</em>'))
+  })
+
+  it('should answer HEAD of a kept page with its length and no body', async () => {
+    const get = await request(port, '/y', { headers: { host: 'h.test' } })
+    const head = await request(port, '/y', { method: 'HEAD', headers: { host: 'h.test' } })
+    assert.equal(head.status, 404)
+    assert.equal(head.body, '')
+    assert.equal(head.headers['content-length'], String(Buffer.byteLength(get.body)))
+  })
+
+  it('should still put the request id in a 5xx page', async () => {
+    const one = await request(port, '/code?c=503', { headers: { host: 'h.test' } })
+    const two = await request(port, '/code?c=503', { headers: { host: 'h.test' } })
+    assert.equal(one.status, 503)
+    assert.ok(one.body.includes('Request ID: <code>' + one.headers['x-request-id'] + '</code>'))
+    assert.ok(two.body.includes('Request ID: <code>' + two.headers['x-request-id'] + '</code>'))
+    assert.notEqual(one.headers['x-request-id'], two.headers['x-request-id'])
   })
 })
