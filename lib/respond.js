@@ -55,7 +55,7 @@ function createResponder (options, shared) {
     fallbacks[status] = Object.freeze(files)
   }
   const base = { rules, templates, fallbacks, contact, config, shared }
-  const rendered = new LRUCache({ max: RENDERED_PAGES })
+  const renderedPage = createRenderedPages(base)
 
   /**
    * Answer with an error page.
@@ -110,19 +110,6 @@ function createResponder (options, shared) {
     writePage(req, res, code, body, extra.headers, template === null)
   }
 
-  // The built-in page of a status as a buffer, rendered on its first use
-  // for the request's Host (the only part of it that comes from the request).
-  function renderedPage (req, code) {
-    const host = req.headers.host
-    const key = typeof host === 'string' && host !== '' ? code + ' ' + host : String(code)
-    let page = rendered.get(key)
-    if (page === undefined) {
-      page = Buffer.from(builtInPage(pageValues(base, req, code, NO_EXTRA), null))
-      rendered.set(key, page)
-    }
-    return page
-  }
-
   /**
    * Redirect with a small HTML body naming the target.
    * @param {http.IncomingMessage} req
@@ -143,6 +130,26 @@ function createResponder (options, shared) {
   }
 
   return { sendError, redirect }
+}
+
+/**
+ * The built-in pages of plain answers (isPlainPage), each rendered as a
+ * buffer on its first use for a status and Host, the only part of such a
+ * page that comes from the request.
+ * @returns {(req: http.IncomingMessage, code: number) => Buffer}
+ */
+function createRenderedPages (base) {
+  const pages = new LRUCache({ max: RENDERED_PAGES })
+  return function renderedPage (req, code) {
+    const host = req.headers.host
+    const key = typeof host === 'string' && host !== '' ? code + ' ' + host : String(code)
+    let page = pages.get(key)
+    if (page === undefined) {
+      page = Buffer.from(builtInPage(pageValues(base, req, code, NO_EXTRA), null))
+      pages.set(key, page)
+    }
+    return page
+  }
 }
 
 // The site of a request the pipeline has not seen (an HTTP/2 CONNECT)
