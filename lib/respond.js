@@ -39,22 +39,7 @@ function reasonPhrase (status) {
  * @param {{serverString: string, log: object, sites?: object}} shared
  */
 function createResponder (options, shared) {
-  const { config } = options
-  const root = config.wwwroot
-  // Under the file store's freshness policy: an edited template shows within fileCacheTtl.
-  const templates = createFileCache({ ttl: config.fileCacheTtl })
-  const rules = config.errorPages.map((entry) => ({ scode: entry.scode, file: path.resolve(root, entry.path) }))
-  const page404 = config.page404 ? path.resolve(root, config.page404) : null
-  const contact = escapeHtml(config.serverAdministratorEmail).replace(/\./g, '[dot]').replace(/@/g, '[at]')
-  // Per status, the templates every request falls back on: page404 for a
-  // 404, then `.<status>` and `<status>.html` in the webroot.
-  const fallbacks = {}
-  for (const status of Object.keys(DESCRIPTIONS)) {
-    const files = [path.join(root, '.' + status), path.join(root, status + '.html')]
-    if (Number(status) === 404 && page404 !== null) files.unshift(page404)
-    fallbacks[status] = Object.freeze(files)
-  }
-  const base = { rules, templates, fallbacks, contact, config, shared }
+  const base = responderBase(options.config, shared)
   const renderedPage = createRenderedPages(base)
 
   /**
@@ -130,6 +115,26 @@ function createResponder (options, shared) {
   }
 
   return { sendError, redirect }
+}
+
+// What the responder works out once from the configuration: the template
+// rules, the files every request falls back on, and the contact line.
+function responderBase (config, shared) {
+  const root = config.wwwroot
+  // Under the file store's freshness policy: an edited template shows within fileCacheTtl.
+  const templates = createFileCache({ ttl: config.fileCacheTtl })
+  const rules = config.errorPages.map((entry) => ({ scode: entry.scode, file: path.resolve(root, entry.path) }))
+  const page404 = config.page404 ? path.resolve(root, config.page404) : null
+  const contact = escapeHtml(config.serverAdministratorEmail).replace(/\./g, '[dot]').replace(/@/g, '[at]')
+  // Per status, the templates every request falls back on: page404 for a
+  // 404, then `.<status>` and `<status>.html` in the webroot.
+  const fallbacks = {}
+  for (const status of Object.keys(DESCRIPTIONS)) {
+    const files = [path.join(root, '.' + status), path.join(root, status + '.html')]
+    if (Number(status) === 404 && page404 !== null) files.unshift(page404)
+    fallbacks[status] = Object.freeze(files)
+  }
+  return { rules, templates, fallbacks, contact, config, shared }
 }
 
 /**
