@@ -10,9 +10,11 @@ const { requestIdOf } = require('./logging/access-log')
 const { contextOf } = require('./context')
 const { sendPathHeaders } = require('./custom-headers')
 
-// Headers describing a representation that an error page replaces.
-const REPRESENTATION_HEADERS = ['Content-Encoding', 'Content-Language', 'Content-Range', 'ETag', 'Last-Modified',
-  'Accept-Ranges', 'Content-Disposition']
+// Headers describing a representation that an error page replaces, in
+// lower case: removeHeader lower-cases the name it is given, which costs a
+// new string per call for any other spelling.
+const REPRESENTATION_HEADERS = ['content-encoding', 'content-language', 'content-range', 'etag', 'last-modified',
+  'accept-ranges', 'content-disposition']
 const PLACEHOLDER = /\{(errorMessage|errorDesc|stack|path|server|contact)\}/g
 const STACK_HIDDEN = '[error stack hidden]'
 const BUILT_IN_CSP = "default-src 'none'; style-src 'unsafe-inline'"
