@@ -23,6 +23,8 @@ const NO_EXTRA = Object.freeze({})
 // thousands of missing paths, and each 404 page is the same bytes. Host is
 // the client's to choose, so the cache is bounded.
 const RENDERED_PAGES = 256
+// A DNS name (253) and a port (":65535"), or a bracketed IPv6 address and port.
+const MAX_KEPT_HOST = 262
 
 /**
  * @param {number} status
@@ -140,19 +142,23 @@ function responderBase (config, shared) {
 }
 
 /**
- * The built-in pages of plain answers (isPlainPage), each rendered as a
- * buffer on its first use for a status and Host, the only part of such a
- * page that comes from the request.
- * @returns {(req: http.IncomingMessage, code: number) => Buffer}
+ * The built-in pages of plain answers (isPlainPage), each rendered on its
+ * first use for a status and Host, the only part of such a page that comes
+ * from the request. A page is kept as its text, as it was handed to
+ * res.end before, for 3.x mods that wrap res.end and treat the body as a
+ * string; a Host longer than a host name and port is rendered every time,
+ * so that the client cannot make the kept pages large.
+ * @returns {(req: http.IncomingMessage, code: number) => string}
  */
 function createRenderedPages (base) {
   const pages = new LRUCache({ max: RENDERED_PAGES })
   return function renderedPage (req, code) {
     const host = req.headers.host
+    if (typeof host === 'string' && host.length > MAX_KEPT_HOST) return builtInPage(pageValues(base, req, code, NO_EXTRA), null)
     const key = typeof host === 'string' && host !== '' ? code + ' ' + host : String(code)
     let page = pages.get(key)
     if (page === undefined) {
-      page = Buffer.from(builtInPage(pageValues(base, req, code, NO_EXTRA), null))
+      page = builtInPage(pageValues(base, req, code, NO_EXTRA), null)
       pages.set(key, page)
     }
     return page
@@ -274,7 +280,7 @@ function writePage (req, res, status, body, headers, builtIn) {
   for (const name of REPRESENTATION_HEADERS) res.removeHeader(name)
   res.statusCode = status
   res.setHeader('Content-Type', 'text/html; charset=utf-8')
-  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length)
+  res.setHeader('Content-Length', Buffer.byteLength(body))
   res.setHeader('X-Content-Type-Options', 'nosniff')
   if (builtIn) res.setHeader('Content-Security-Policy', BUILT_IN_CSP)
   if (status === 405 && !res.hasHeader('Allow')) res.setHeader('Allow', 'GET, HEAD, OPTIONS')

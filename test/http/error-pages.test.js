@@ -241,6 +241,14 @@ describe('built-in error pages, rendered once per status and Host', () => {
     assert.ok(res.body.includes('<em>svr on a.test:1&quot;&lt;i&gt;</em>'))
   })
 
+  it('should render the page of a Host too long to keep, as any other', async () => {
+    const host = 'h'.repeat(300) + '"'
+    const res = await request(port, '/long', { headers: { host } })
+    assert.equal(res.status, 404)
+    assert.ok(res.body.includes('<em>svr on ' + 'h'.repeat(300) + '&quot;</em>'))
+    assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.body)))
+  })
+
   it('should answer HEAD of a kept page with its length and no body', async () => {
     const get = await request(port, '/y', { headers: { host: 'h.test' } })
     const head = await request(port, '/y', { method: 'HEAD', headers: { host: 'h.test' } })
