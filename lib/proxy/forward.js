@@ -207,17 +207,16 @@ class ProxyExchange {
     }
     if (err.code === BODY_LIMIT) {
       this.done = true
-      this.answerFailure({ status: 413, unreached: false, reason: err.message })
+      this.answerFailure({ status: 413, unreached: false, requestRefused: false, reason: err.message })
       return
     }
     const { env, route, ctx, upstream } = this
-    const failure = failureOf(err)
     // undici starts an attempt (onRequestStart) just before it writes the
     // request: a failure before that, such as a TLS handshake with a
     // certificate that does not verify, never reached the upstream.
-    if (this.controller === null) failure.unreached = true
+    const failure = failureOf(err, this.controller !== null)
     this.failure = failure
-    env.upstreams.report(upstream, false, (performance.now() - this.started) / 1000, route.health, env.log)
+    if (!failure.requestRefused) env.upstreams.report(upstream, false, (performance.now() - this.started) / 1000, route.health, env.log)
     env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)
     if (!this.retryable || !failure.unreached || this.attempts > route.retries) {
       this.fail()
