@@ -219,3 +219,30 @@ describe('HTTP/2 answers as HTTP/1.1 does', () => {
     }
   })
 })
+
+describe('HTTP/2 header fields named like members of Object.prototype', () => {
+  const scope = createScope()
+  let server
+  before(async () => {
+    server = await startSecure(scope, { 'page.html': COMPRESSIBLE, 'small.txt': SMALL }, {
+      // Fields whose names an object with Object.prototype would already
+      // hold, and a Vary spelled in lower case that the static writer adds to.
+      customHeaders: { constructor: 'c', ['__proto__']: 'p', toString: 't', hasOwnProperty: 'h', vary: 'Origin' }
+    })
+  })
+  after(() => scope.cleanup())
+
+  it('should send each of them as configured, on a file and on an error page', async () => {
+    for (const target of ['/page.html', '/small.txt', '/missing']) {
+      const res = await bothAlike(server, 'GET', target)
+      assert.equal(res.headers.constructor, 'c', target)
+      assert.equal(Object.getOwnPropertyDescriptor(res.headers, '__proto__')?.value, 'p', target)
+      assert.equal(res.headers.tostring, 't', target)
+      assert.equal(res.headers.hasownproperty, 'h', target)
+    }
+    const compressible = await h2Request(server.client, { ':method': 'GET', ':path': '/page.html', 'accept-encoding': 'gzip' }, { endStream: true })
+    assert.equal(compressible.headers.vary, 'Origin, Accept-Encoding')
+    assert.equal(compressible.headers['content-encoding'], 'gzip')
+  })
+})
+
