@@ -81,6 +81,17 @@ function converse (url, messages) {
   })
 }
 
+// svr over TLS with HTTP/2, its /ws route proxied to the upstream.
+async function startSecureProxy (t, upstream) {
+  const site = await makeSite(t, { workers: 1 })
+  const tls = await makeCertificate(site.dir, 'server')
+  await site.writeConfig({
+    workers: 1, secure: true, enableHTTP2: true, sport: '127.0.0.1:0', disableNonEncryptedServer: true, cert: tls.cert, key: tls.key,
+    proxy: [{ path: '/ws', upstreams: [upstream.origin] }]
+  })
+  return startSvr(t, site.configFile)
+}
+
 describe('proxy WebSocket pass-through', () => {
   it('should tunnel a WebSocket over HTTP/1.1 to the upstream and back', async (t) => {
     const upstream = await startWebSocketUpstream(t)
@@ -110,13 +121,7 @@ describe('proxy WebSocket pass-through', () => {
   })
   it('should tunnel a WebSocket from an HTTP/2 client (extended CONNECT) to an HTTP/1.1 upstream', async (t) => {
     const upstream = await startWebSocketUpstream(t)
-    const site = await makeSite(t, { workers: 1 })
-    const tls = await makeCertificate(site.dir, 'server')
-    await site.writeConfig({
-      workers: 1, secure: true, enableHTTP2: true, sport: '127.0.0.1:0', disableNonEncryptedServer: true, cert: tls.cert, key: tls.key,
-      proxy: [{ path: '/ws', upstreams: [upstream.origin] }]
-    })
-    const svr = await startSvr(t, site.configFile)
+    const svr = await startSecureProxy(t, upstream)
     const { session, settings } = await connectHttp2(t, svr.port)
     assert.equal(settings.enableConnectProtocol, true)
     const stream = session.request({
@@ -164,13 +169,7 @@ describe('proxy WebSocket pass-through', () => {
 
   it('should end an HTTP/2 extended CONNECT with the upstream\'s answer other than 101', async (t) => {
     const upstream = await startWebSocketUpstream(t, { answer: refuseHandshake })
-    const site = await makeSite(t, { workers: 1 })
-    const tls = await makeCertificate(site.dir, 'server')
-    await site.writeConfig({
-      workers: 1, secure: true, enableHTTP2: true, sport: '127.0.0.1:0', disableNonEncryptedServer: true, cert: tls.cert, key: tls.key,
-      proxy: [{ path: '/ws', upstreams: [upstream.origin] }]
-    })
-    const svr = await startSvr(t, site.configFile)
+    const svr = await startSecureProxy(t, upstream)
     const { session } = await connectHttp2(t, svr.port)
     const connect = (path) => closedStream(session.request({
       ':method': 'CONNECT', ':protocol': 'websocket', ':scheme': 'https', ':path': path, ':authority': 'localhost:' + svr.port, 'sec-websocket-version': '13'
