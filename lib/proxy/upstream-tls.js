@@ -5,9 +5,10 @@ const { createHash } = require('node:crypto')
 const { parseUpstream } = require('./upstream-url')
 
 // A DNS name as SNI carries it (RFC 6066 3): dot-separated labels of
-// letters, digits, "-" (and "_", which internal names use), no port.
+// letters, digits, "-" (and "_", which internal names use), no port, and
+// no trailing dot, which SNI does not allow.
 const LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?'
-const HOST_NAME = new RegExp('^' + LABEL + '(?:\\.' + LABEL + ')*\\.?$')
+const HOST_NAME = new RegExp('^' + LABEL + '(?:\\.' + LABEL + ')*$')
 
 /**
  * The TLS settings of a route towards its https:// upstreams, as its
@@ -27,7 +28,7 @@ function servernameProblem (value) {
   if (net.isIP(value) !== 0) {
     return 'must be a host name: an IP address is not sent as a server name (RFC 6066); null checks the certificate against the upstream\'s address'
   }
-  if (value.length > 253 || !HOST_NAME.test(value)) return 'must be a host name such as "app.internal", without scheme or port'
+  if (value.length > 253 || !HOST_NAME.test(value)) return 'must be a host name such as "app.internal", without scheme, port or trailing dot'
   return null
 }
 

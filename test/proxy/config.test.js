@@ -34,7 +34,8 @@ describe('proxy configuration', () => {
       proxy: [
         { path: '/a', upstreams: ['https://127.0.0.1:8443'], tls: { servername: '10.0.0.5', rejectUnauthorized: 'no', cert: 'client.crt' } },
         { path: '/b', upstreams: ['https://127.0.0.1:8443'], tls: { servername: 'app.internal:8443', ca: [] } },
-        { path: '/c', upstreams: ['https://127.0.0.1:8443'], tls: { ca: '' } }
+        { path: '/c', upstreams: ['https://127.0.0.1:8443'], tls: { ca: '' } },
+        { path: '/d', upstreams: ['https://127.0.0.1:8443'], tls: { servername: 'app.internal.' } }
       ]
     })
     const { code, stderr } = await runSvr(['--config', site.configFile, '--check-config'])
@@ -45,8 +46,9 @@ describe('proxy configuration', () => {
       file + '/proxy/0/tls/servername: must be a host name: an IP address is not sent as a server name (RFC 6066); null checks the certificate against the upstream\'s address',
       file + '/proxy/0/tls/rejectUnauthorized: must be boolean (got string)',
       file + '/proxy/1/tls/ca: must NOT have fewer than 1 items',
-      file + '/proxy/1/tls/servername: must be a host name such as "app.internal", without scheme or port',
-      file + '/proxy/2/tls/ca: must NOT have fewer than 1 characters'
+      file + '/proxy/1/tls/servername: must be a host name such as "app.internal", without scheme, port or trailing dot',
+      file + '/proxy/2/tls/ca: must NOT have fewer than 1 characters',
+      file + '/proxy/3/tls/servername: must be a host name such as "app.internal", without scheme, port or trailing dot'
     ])
   })
 
