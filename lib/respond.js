@@ -153,16 +153,20 @@ function responderBase (config, shared) {
 function createRenderedPages (base) {
   const pages = new LRUCache({ max: RENDERED_PAGES })
   return function renderedPage (req, code) {
-    const host = req.headers.host
-    if (typeof host === 'string' && host.length > MAX_KEPT_HOST) return builtInPage(pageValues(base, req, code, NO_EXTRA), null)
-    const key = typeof host === 'string' && host !== '' ? code + ' ' + host : String(code)
+    const host = typeof req.headers.host === 'string' ? req.headers.host : ''
+    if (host.length > MAX_KEPT_HOST) return plainPage(base, req, code)
+    const key = code + ' ' + host
     let page = pages.get(key)
     if (page === undefined) {
-      page = builtInPage(pageValues(base, req, code, NO_EXTRA), null)
+      page = plainPage(base, req, code)
       pages.set(key, page)
     }
     return page
   }
+}
+
+function plainPage (base, req, code) {
+  return builtInPage(pageValues(base, req, code, NO_EXTRA), null)
 }
 
 // The site of a request the pipeline has not seen (an HTTP/2 CONNECT)
