@@ -52,6 +52,12 @@ class RequestContext {
     // from the first attempt to the end of its response, in ms; for the access log.
     this.upstream = null
     this.upstreamTime = -1
+    // The request's way through the mods and the script, once it has taken
+    // it (lib/chain/run.js): the stages after it run in its request scope,
+    // since they answer through methods that application code may have
+    // wrapped, and a wrapper failing in a callback is then that request's
+    // 500, not the worker's end.
+    this.applicationScope = null
     if (this.config.enableIPSpoofing) resolveClientAddress(this, req)
     // Sent as X-Request-Id, written to the logs and shown on 5xx pages.
     // Stays last: a trusted proxy's id is adopted only when the fields

@@ -13,6 +13,7 @@ const { runPrimary } = require('./primary')
 const { ClusterLauncher } = require('./cluster-launcher')
 const { withOverrides } = require('./reload')
 const { prepareMods } = require('./mods/prepare')
+const { modKeysHook } = require('./mods/declarations')
 const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('./util/private-temp')
 const { tempDir, ensureTempDir } = require('./server-root')
 const { checkScript } = require('./script/check')
@@ -88,7 +89,8 @@ async function loadOptions (args, warnings) {
   let proxyCa
   try {
     const warn = (line) => warnings.push(args.configFile + ': ' + line)
-    config = withOverrides(await loadConfig(args.configFile, { installDir: INSTALL_DIR, warn }), args)
+    const extraKeys = modKeysHook(args)
+    config = withOverrides(await loadConfig(args.configFile, { installDir: INSTALL_DIR, warn, extraKeys }), args)
     await checkWebroot(args.configFile, config)
     await checkAcme(args.configFile, config)
     // Read by the primary, handed to the workers with the options.

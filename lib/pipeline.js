@@ -26,9 +26,11 @@ const { createMetricsStage } = require('./stages/metrics')
 const { createStaticStage } = require('./stages/static')
 const { createListingStage } = require('./stages/listing')
 const { createLinks } = require('./chain/links')
+const { commandTable } = require('./chain/commands')
 const { createConnectHandler } = require('./chain/connect')
 const { Lifecycle } = require('./lifecycle')
 const { promote, onBareStream } = require('./http2/promote')
+const { runInRequestScope } = require('./request-scope')
 
 /**
  * The request pipeline, in SVR.JS 3.x order (docs/pipeline.md). Each entry
@@ -113,8 +115,9 @@ function createShared (options, runtime) {
  * @param {object} options runtime options
  * @param {import('./runtime').Runtime} runtime the process's runtime
  * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void,
- *   handleConnect: (req, socket, head) => void, mods: string[], lifecycle: Lifecycle,
- *   runtime: import('./runtime').Runtime}}
+ *   handleConnect: (req, socket, head) => void, mods: string[], commands: Map<string, object[]>,
+ *   lifecycle: Lifecycle, runtime: import('./runtime').Runtime}} commands: the mods' console
+ *   commands (lib/chain/commands.js)
  */
 function createPipeline (options, runtime) {
   const shared = createShared(options, runtime)
@@ -145,7 +148,8 @@ function createPipeline (options, runtime) {
     shared.respond.sendError(req, res, status)
   }
   const handleConnect = createConnectHandler(options, shared)
-  return { handleRequest, sendError, handleConnect, mods: shared.mods, lifecycle: shared.lifecycle, runtime }
+  const commands = commandTable(shared.links)
+  return { handleRequest, sendError, handleConnect, mods: shared.mods, commands, lifecycle: shared.lifecycle, runtime }
 }
 
 function buildStages (factories, options, shared) {
@@ -179,7 +183,7 @@ function runStages (stages, start, req, res, ctx, unanswered) {
     if (stage.needsNodeObjects === true && onBareStream(req)) ({ req, res } = promote(req, res))
     let result
     try {
-      result = stage(req, res, ctx)
+      result = ctx.applicationScope === null ? stage(req, res, ctx) : runInRequestScope(ctx.applicationScope, stage, req, res, ctx)
     } catch (err) {
       fail(req, res, ctx, err)
       return

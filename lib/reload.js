@@ -9,6 +9,7 @@ const { readTlsMaterial } = require('./tls/material')
 const { checkScript } = require('./script/check')
 const { checkLogDirectory } = require('./logging')
 const { prepareMods } = require('./mods/prepare')
+const { modKeysHook } = require('./mods/declarations')
 
 /**
  * The configuration as the command line amends it (`--secure`).
@@ -36,7 +37,8 @@ async function prepareReload (options, args, log) {
   let proxyCa
   try {
     const warn = (line) => log.warn(options.configFile + ': ' + line)
-    config = withOverrides(await loadConfig(options.configFile, { installDir: options.installDir, warn }), args)
+    const extraKeys = modKeysHook(options)
+    config = withOverrides(await loadConfig(options.configFile, { installDir: options.installDir, warn, extraKeys }), args)
     await checkWebroot(options.configFile, config)
     await checkAcme(options.configFile, config)
     proxyCa = await readProxyCa(options.configFile, config)

@@ -6,7 +6,8 @@ const { AsyncLocalStorage } = require('node:async_hooks')
 // exception thrown later from one of its callbacks, or a promise it leaves
 // rejected, can still be traced to the request that started it: that request
 // gets a 500 instead of the whole worker going down with every other
-// request in flight.
+// request in flight. A mod's console command runs in one too, with a `fail`
+// of its own instead of a request.
 const scope = new AsyncLocalStorage()
 
 /**
@@ -48,6 +49,11 @@ function currentRequest () {
 function containRequestError (err, log) {
   const request = scope.getStore()
   if (request === undefined) return false
+  // A mod's console command (lib/chain/commands.js) reports its own failures.
+  if (request.req === undefined) {
+    request.fail(err)
+    return true
+  }
   const { req, res, ctx } = request
   log.error('uncaught error in application code on ' + req.method + ' ' + ctx.originalUrl + ':', err)
   if (res.headersSent) res.destroy()

@@ -9,6 +9,7 @@ const { DESCRIPTIONS, EXTRA_REASONS } = require('./error-descriptions')
 const { requestIdOf } = require('./logging/access-log')
 const { contextOf } = require('./context')
 const { sendPathHeaders } = require('./custom-headers')
+const { unwrapResponse } = require('./script/tolerant-response')
 
 // Headers describing a representation that an error page replaces, in
 // lower case: removeHeader lower-cases the name it is given, which costs a
@@ -57,13 +58,7 @@ function createResponder (options, shared) {
    */
   function sendError (req, res, status, extra = NO_EXTRA) {
     if (res.headersSent) {
-      // Too late for a status line: cut the connection, so the client sees
-      // a truncated response rather than a silently incomplete one, and say
-      // so in the log, where the access line shows the status the client got.
-      const id = requestIdOf(req)
-      shared.log.error((id === null ? '' : 'request ' + id + ': ') + status + lateReason(extra) + ' after the headers of a ' +
-        res.statusCode + ' response were sent; the response is cut short')
-      res.destroy()
+      sendLateError(base, req, res, status, extra)
       return
     }
     const code = DESCRIPTIONS[status] === undefined ? 501 : status
@@ -89,14 +84,14 @@ function createResponder (options, shared) {
 
   function writeError (req, res, code, extra, template, loadError) {
     if (template === null && loadError === null && isPlainPage(code, extra)) {
-      writePage(req, res, code, renderedPage(req, code), extra.headers, true)
+      guardedWritePage(base, req, res, code, renderedPage(req, code), extra.headers, true)
       return
     }
     const values = pageValues(base, req, code, extra)
     const body = template === null
       ? builtInPage(values, loadError)
       : template.replace(PLACEHOLDER, (match, name) => values[name])
-    writePage(req, res, code, body, extra.headers, template === null)
+    guardedWritePage(base, req, res, code, body, extra.headers, template === null)
   }
 
   /**
@@ -110,15 +105,61 @@ function createResponder (options, shared) {
     const body = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>' + status + ' ' +
       reasonPhrase(status) + '</title></head><body><p>Redirecting to <a href="' + escapeHtml(location) + '">' +
       escapeHtml(location) + '</a></p></body></html>\n'
-    answerPathHeaders(req, res)
-    res.statusCode = status
-    res.setHeader('Location', location)
-    res.setHeader('Content-Type', 'text/html; charset=utf-8')
-    res.setHeader('Content-Length', Buffer.byteLength(body))
-    res.end(req.method === 'HEAD' ? undefined : body)
+    try {
+      answerPathHeaders(req, res)
+      res.statusCode = status
+      res.setHeader('Location', location)
+      res.setHeader('Content-Type', 'text/html; charset=utf-8')
+      res.setHeader('Content-Length', Buffer.byteLength(body))
+      res.end(req.method === 'HEAD' ? undefined : body)
+    } catch (err) {
+      recoverFromWrapper(base, req, res, err)
+    }
   }
 
   return { sendError, redirect }
+}
+
+// Too late for a status line. A response still being written is cut, so
+// the client sees a truncated response rather than a silently incomplete
+// one; one already ended (code that failed after answering, such as a
+// second writeHead through a mod's wrapper) is complete, and cutting it
+// could lose what is still buffered. The log says which, beside the
+// access line that shows the status the client got.
+function sendLateError (base, req, res, status, extra) {
+  const id = requestIdOf(req)
+  const complete = res.writableEnded
+  base.shared.log.error((id === null ? '' : 'request ' + id + ': ') + status + lateReason(extra) + ' after the headers of a ' +
+    res.statusCode + ' response were sent; ' + (complete ? 'that response was complete and stays as sent' : 'the response is cut short'))
+  if (!complete) res.destroy()
+}
+
+// A mod may have wrapped the response's methods and fail inside its
+// wrapper: a throw, or a wrapper that ends up calling itself until the
+// stack runs out. The page then goes out through the response class's
+// own methods, as a 500 naming the failure, or the response is cut when
+// the wrapper got its headers out first; either way the worker lives on.
+function guardedWritePage (base, req, res, code, body, headers, builtIn) {
+  try {
+    writePage(req, res, code, body, headers, builtIn)
+  } catch (err) {
+    recoverFromWrapper(base, req, res, err)
+  }
+}
+
+function recoverFromWrapper (base, req, res, err) {
+  const unwrapped = unwrapResponse(res)
+  // Nothing of the application's stood in the way: svr's own mistake,
+  // which must not be hidden.
+  if (unwrapped.length === 0) throw err
+  const id = requestIdOf(req)
+  base.shared.log.error((id === null ? '' : 'request ' + id + ': ') + 'application code that wrapped the response (' +
+    unwrapped.join(', ') + ') failed while svr answered through it:', err)
+  if (res.headersSent) {
+    sendLateError(base, req, res, 500, { error: err })
+    return
+  }
+  writePage(req, res, 500, builtInPage(pageValues(base, req, 500, { error: err }), null), undefined, true)
 }
 
 // What the responder works out once from the configuration: the template

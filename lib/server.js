@@ -10,6 +10,7 @@ const { serverString } = require('./version')
 const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limits')
 const { secureServerOptions, createSniSelector, http2Settings, offerAcmeTls } = require('./tls/options')
 const { SvrHttp2Request, Http2Response } = require('./http2/compat')
+const { SvrServerResponse } = require('./script/tolerant-response')
 const { serveStreams } = require('./http2/streams')
 const { upgradeResponse } = require('./upgrade-response')
 const { closedUntilIdle } = require('./console/accepting')
@@ -32,7 +33,7 @@ const DRAIN_SWEEP_MS = 50
  * the addresses.
  * @param {object} options {config, configFile, installDir, disableMods, tls}
  * @param {import('./runtime').Runtime} runtime the process's runtime
- * @returns {{main: net.Server, plain: http.Server|null, mods: string[], lifecycle: object}}
+ * @returns {{main: net.Server, plain: http.Server|null, mods: string[], commands: Map<string, object[]>, lifecycle: object}}
  */
 function createServers (options, runtime) {
   const { log } = runtime
@@ -44,14 +45,14 @@ function createServers (options, runtime) {
   const main = config.secure ? createSecureServer(options, runtime.certificates) : createPlainServer(config)
   const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
   const pipeline = createPipeline(options, runtime)
-  const servers = { main, plain, mods: pipeline.mods, lifecycle: pipeline.lifecycle }
+  const servers = { main, plain, mods: pipeline.mods, commands: pipeline.commands, lifecycle: pipeline.lifecycle }
   routeTo(servers, pipeline, config)
   return servers
 }
 
 function createPlainServer (config) {
   // A missing Host is answered by the pipeline, with a proper error page.
-  return http.createServer({ requireHostHeader: false, ...httpLimitOptions(config) })
+  return http.createServer({ requireHostHeader: false, ServerResponse: SvrServerResponse, ...httpLimitOptions(config) })
 }
 
 function createSecureServer (options, certificates) {
@@ -63,13 +64,14 @@ function createSecureServer (options, certificates) {
     server = http2.createSecureServer({
       ...tlsOptions,
       allowHTTP1: true,
+      Http1ServerResponse: SvrServerResponse,
       settings: http2Settings(config),
       Http2ServerRequest: SvrHttp2Request,
       Http2ServerResponse: Http2Response
     })
     trackSessions(server, config.keepAliveTimeout)
   } else {
-    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ...httpLimitOptions(config) })
+    server = https.createServer({ ...tlsOptions, requireHostHeader: false, ServerResponse: SvrServerResponse, ...httpLimitOptions(config) })
   }
   offerAcmeTls(server, config)
   stateOf(server).sni = sni
@@ -154,7 +156,7 @@ function listenForRequests (server, state) {
   // Upgrade requests (WebSocket) go through the pipeline too, with a
   // response on their socket, so that a proxy route can tunnel them.
   server.on('upgrade', function onUpgrade (req, socket, head) {
-    onRequest(req, upgradeResponse(req, socket, head, http.ServerResponse))
+    onRequest(req, upgradeResponse(req, socket, head, SvrServerResponse))
   })
   function onRequest (req, res) {
     const { pipeline } = state.route

@@ -50,8 +50,10 @@ class Supervisor {
     this.records = new Map()
     this.reloads = new ReloadQueue(() => applyReload(this), () => this.phase === 'running' ? null : this.phase, log)
     this.sockets = new ListenSockets()
-    // The names (and versions) of the mods and script the workers run.
-    this.mods = null
+    // What the workers report of the application code they run: the names
+    // (and versions) of the mods and script, and the console commands of
+    // their 4.x mods ({name, mods}).
+    this.code = { mods: [], commands: [] }
     this.forceTimer = null
     this.fairShare = new FairShare((worker, share) => {
       if (worker.isConnected()) worker.send(message('fair-share', { connections: share }))
@@ -127,7 +129,7 @@ class Supervisor {
       record.hasSockets = this.sendSockets(worker, record.options)
       worker.send(message('accepting', { open: true }))
     }
-    this.mods = msg.mods
+    this.code = { mods: msg.mods, commands: msg.commands }
     if (record.waiter !== null) {
       record.waiter.resolve()
       record.waiter = null
@@ -142,7 +144,7 @@ class Supervisor {
   }
 
   announce () {
-    if (this.mods && this.mods.length !== 0) this.log.info('application code: ' + this.mods.join(', '))
+    if (this.code.mods.length !== 0) this.log.info('application code: ' + this.code.mods.join(', '))
     const addresses = this.sockets.addresses(this.options.config)
     for (const line of listeningLines(addresses, this.options.config)) this.log.info(line)
     this.watchScript()
@@ -330,6 +332,23 @@ class Supervisor {
     }
     await Promise.all(listening)
     return null
+  }
+
+  /**
+   * Ask every worker that serves (not one retiring or still booting).
+   * @param {string} act
+   * @param {object} fields
+   * @param {number} timeout ms per worker
+   * @returns {Promise<Array<{label: string, value?: *, error?: Error}>>} one answer per worker
+   */
+  askServing (act, fields, timeout) {
+    const asked = []
+    for (const [worker, record] of this.records) {
+      if (record.retiring || !record.ready || !worker.isConnected()) continue
+      const label = this.launcher.name(record.slot, worker)
+      asked.push(record.peer.request(act, fields, { timeout }).then((value) => ({ label, value }), (error) => ({ label, error })))
+    }
+    return Promise.all(asked)
   }
 
   broadcast (msg) {

@@ -13,6 +13,7 @@ const { LogFiles } = require('./logging')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./console/accepting')
 const { enterWebroot } = require('./application-environment')
 const { stateOf } = require('./server-state')
+const { runModCommand, describeCommands } = require('./chain/commands')
 
 /**
  * A cluster worker: the worker of startWorker() over the cluster channel,
@@ -72,7 +73,12 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
   const handlers = {
     // What the coordinator asks of every worker, and its replies; the
     // console's open is answered once the servers listen again.
-    ...serve({ ...runtime.services(), accepting: (msg) => setAccepting(state, msg.open, log) }),
+    ...serve({
+      ...runtime.services(),
+      accepting: (msg) => setAccepting(state, msg.open, log),
+      // A console command of the mods (lib/chain/commands.js).
+      'mod-command': (msg) => state.servers === null ? [] : runModCommand(state.servers.commands, msg.name, msg.args, log)
+    }),
     boot: (msg) => {
       runtime.blocklist.set(msg.blocked || [])
       // The primary's config is frozen; what came over the cluster channel is a copy.
@@ -117,7 +123,7 @@ async function boot (options, state) {
     state.servers = servers
     state.options = options
     runtime.balance.startReports(runtime.coordinator)
-    state.channel.send(message('listening', { pid: process.pid, mods: servers.mods }))
+    state.channel.send(message('listening', { pid: process.pid, mods: servers.mods, commands: describeCommands(servers.commands) }))
   } catch (err) {
     reportBootError(state, err, listenError(err).message)
   }

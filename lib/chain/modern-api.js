@@ -1,6 +1,6 @@
 'use strict'
 
-const { errorArguments, tolerateSecondWriteHead } = require('../script/legacy-api')
+const { errorArguments } = require('../script/legacy-api')
 const { legacyUrlObject } = require('../script/url-object')
 
 /**
@@ -19,7 +19,6 @@ function createModernApi (options, shared, legacy) {
 
   function decorate (req, res, ctx) {
     const { respond } = shared
-    tolerateSecondWriteHead(res, shared.log)
     req.parsedURL = legacyUrlObject(req, ctx)
     req.originalParsedURL = legacyUrlObject(req, { pathname: ctx.origHref, search: ctx.search })
     req.isProxy = ctx.isProxy

@@ -10,14 +10,12 @@ const { loadFreshModule } = require('./fresh-module')
  * @returns {{name: string, version: string, invoke: Function, proxyRequest?: Function, connect?: Function}}
  */
 function createModernModLink (entry, api) {
-  // A new module instance: a reload's worker may run in the same process.
-  const mod = loadFreshModule(entry.file)
-  if (typeof mod !== 'function') throw new TypeError('module.exports must be a function (req, res, logFacilities, config, next)')
+  const mod = loadModernMod(entry.file)
   function invoke (req, res, ctx, next) {
     api.decorate(req, res, ctx)
     return mod(req, res, api.logFacilities, api.config, next)
   }
-  const link = { ...modernModInfo(mod), invoke }
+  const link = { ...modernModInfo(mod), invoke, commands: modCommands(mod) }
   // 4.x: `proxy` handles CONNECT; such mods, and those marked `proxySafe`,
   // also see absolute-form requests.
   if (typeof mod.proxy === 'function' || mod.proxySafe === true) link.proxyRequest = invoke
@@ -27,6 +25,36 @@ function createModernModLink (entry, api) {
     }
   }
   return link
+}
+
+/**
+ * Load a 4.x mod's file as the workers and the primary's declaration
+ * probe (lib/mods/probe.js) both do: a new module instance each time, since
+ * a reload's worker may run in the same process.
+ * @param {string} file
+ * @returns {Function} the mod's exports
+ * @throws {Error} what loading threw, or a TypeError when it exports no handler
+ */
+function loadModernMod (file) {
+  const mod = loadFreshModule(file)
+  if (typeof mod !== 'function') throw new TypeError('module.exports must be a function (req, res, logFacilities, config, next)')
+  return mod
+}
+
+/**
+ * The console commands a 4.x mod exports: `commands = {name: (args, log,
+ * passCommand) => …}`.
+ * @param {Function} mod the mod's exports
+ * @returns {Object<string, Function>} name -> command, without inherited names
+ */
+function modCommands (mod) {
+  const commands = Object.create(null)
+  const exported = mod.commands
+  if (exported === null || typeof exported !== 'object') return commands
+  for (const name of Object.keys(exported)) {
+    if (typeof exported[name] === 'function') commands[name] = exported[name]
+  }
+  return commands
 }
 
 /**
@@ -41,4 +69,4 @@ function modernModInfo (mod) {
   }
 }
 
-module.exports = { createModernModLink }
+module.exports = { createModernModLink, loadModernMod, modernModInfo, modCommands }

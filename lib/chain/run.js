@@ -15,6 +15,7 @@ const { runInRequestScope, runOutsideRequestScope } = require('../request-scope'
 function createChainRunner (links, method, shared) {
   return function runChain (req, res, ctx) {
     const chain = new Chain(req, res, ctx)
+    ctx.applicationScope = chain
     runInRequestScope(chain, runLink, 0, chain)
     // A link that answered and still called next() has left nothing to add.
     if (chain.fellThrough) return res.writableEnded

@@ -110,27 +110,70 @@ function addressProblem (value) {
  * Read, parse and validate a configuration file, fill in the schema's
  * defaults and resolve its paths. The file is never written.
  * @param {string} file path of config.json
- * @param {{installDir?: string, warn?: (line: string) => void}} [options]
+ * @param {{installDir?: string, warn?: (line: string) => void, extraKeys?: Function|null}} [options]
  *   installDir: the directory of svr.js, home of the default webroot
  *   (defaults to this module's install directory); warn: told about every
  *   value taken the way SVR.JS 3.x took it and every setting that weakens
  *   security on purpose (an upstream certificate not verified),
- *   "<JSON pointer>: <what>"
+ *   "<JSON pointer>: <what>"; extraKeys: asked about the top-level keys
+ *   the schema does not know, `(extra, config, warn) => Promise<{owners:
+ *   Map<string, string[]>, problems: string[], declared: string[]}>`
+ *   (lib/mods/declarations.js: keys that mods declare); a key it names no
+ *   owner for is refused as unknown, and without it every such key is
  * @returns {Promise<object>} the configuration, deeply frozen and JSON-serialisable
  * @throws {SvrError} SVR_ERR_CONFIG_READ, SVR_ERR_CONFIG_PARSE, or
  *   SVR_ERR_CONFIG_INVALID with `problems`: one "<JSON pointer>: <message>" line per problem
  */
-async function loadConfig (file, { installDir = INSTALL_DIR, warn = ignore } = {}) {
+async function loadConfig (file, { installDir = INSTALL_DIR, warn = ignore, extraKeys = null } = {}) {
   const text = await readConfigText(file)
   const data = parseConfigText(file, text)
   for (const line of tolerateLegacyValues(data)) warn(line)
   const given = isObject(data) ? new Set(Object.keys(data)) : new Set()
+  const extra = takeExtraKeys(data)
   const problems = validate(data) ? [] : formatProblems(validate.errors)
   if (isObject(data)) problems.push(...semanticProblems(data))
+  const declared = await judgeExtraKeys(extra, data, extraKeys, warn)
+  // Top-level keys first, where the schema's own check named unknown ones.
+  problems.unshift(...declared.problems)
   if (problems.length > 0) throw invalidConfig(file, problems)
   for (const line of legacyBehaviourWarnings(data)) warn(line)
   for (const line of proxyTlsWarnings(data)) warn(line)
-  return deepFreeze(finish(data, given, path.dirname(path.resolve(file)), installDir))
+  const config = finish(data, given, path.dirname(path.resolve(file)), installDir)
+  return deepFreeze(Object.assign(config, declared.accepted))
+}
+
+/**
+ * Take the top-level keys the schema does not know out of the data, so that
+ * the schema judges only its own; what they are is for judgeExtraKeys.
+ * @param {unknown} data parsed configuration
+ * @returns {object} key -> value
+ */
+function takeExtraKeys (data) {
+  const extra = {}
+  if (!isObject(data)) return extra
+  for (const key of Object.keys(data)) {
+    if (Object.hasOwn(schema.properties, key)) continue
+    extra[key] = data[key]
+    delete data[key]
+  }
+  return extra
+}
+
+// Keys the schema does not know are accepted only when the extraKeys hook
+// names who declares them (a mod), and refused as unknown otherwise, as the
+// schema would refuse them: a typo stays an error. The hook is asked even
+// when there are none, so that it can load and check what declares keys.
+async function judgeExtraKeys (extra, data, extraKeys, warn) {
+  const keys = Object.keys(extra)
+  const verdict = extraKeys === null ? { owners: new Map(), problems: [], declared: [] } : await extraKeys(extra, data, warn)
+  const problems = [...verdict.problems]
+  const accepted = {}
+  const known = Object.keys(schema.properties).concat(verdict.declared)
+  for (const key of keys) {
+    if (verdict.owners.has(key)) accepted[key] = extra[key]
+    else problems.push('/: unknown key ' + JSON.stringify(key) + suggestion(key, known))
+  }
+  return { problems, accepted }
 }
 
 /**

@@ -2,6 +2,8 @@
 
 const CLOSED = 'closed: new connections are refused until "open"; requests in flight finish'
 const OPENED = 'open: accepting connections'
+// A worker answers a mod command within its own wait (lib/chain/commands.js); past this it is stuck.
+const MOD_COMMAND_TIMEOUT_MS = 10000
 
 /**
  * Console actions of the primary, a cluster's or --single-threaded's: each
@@ -11,7 +13,9 @@ const OPENED = 'open: accepting connections'
  */
 function consoleActions (supervisor, blocks) {
   return {
-    mods: () => supervisor.mods || [],
+    mods: () => supervisor.code.mods,
+    modCommands: () => supervisor.code.commands,
+    runModCommand: (name, args) => runModCommand(supervisor, name, args),
     block: (args) => blocks.block(args),
     unblock: (args) => blocks.unblock(args),
     close () {
@@ -27,6 +31,21 @@ function consoleActions (supervisor, blocks) {
     },
     stop: () => supervisor.stop('console "stop"')
   }
+}
+
+/**
+ * A console command that mods export, run in every worker that serves (a
+ * mod's state, such as a cache, lives in each of them).
+ * @returns {Promise<string[]>} what each worker's run said, each line named
+ *   by its worker when there are several
+ */
+async function runModCommand (supervisor, name, args) {
+  const answers = await supervisor.askServing('mod-command', { name, args }, MOD_COMMAND_TIMEOUT_MS)
+  const named = answers.length > 1
+  return answers.flatMap(({ label, value, error }) => {
+    const lines = error === undefined ? value.map(String) : [name + ' failed: ' + error.message]
+    return named ? lines.map((line) => label + ': ' + line) : lines
+  })
 }
 
 module.exports = { consoleActions }

@@ -14,6 +14,7 @@ const HELP = [
   '  stop                   finish requests in flight and exit',
   '  clear                  clear the screen'
 ]
+const BUILT_IN = new Set(['help', 'mods', 'block', 'unblock', 'close', 'open', 'restart', 'stop', 'clear'])
 const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H'
 
 /**
@@ -21,7 +22,8 @@ const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H'
  * runs once, in the process that owns the workers, whatever their number.
  * Under a service manager stdin is not a terminal and the same actions are
  * signals (SIGHUP, SIGTERM, SIGUSR1).
- * @param {{mods: () => string[], block: (args: string[]) => Promise<string[]>,
+ * @param {{mods: () => string[], modCommands: () => Array<{name: string, mods: string[]}>,
+ *   runModCommand: (name: string, args: string[]) => Promise<string[]>, block: (args: string[]) => Promise<string[]>,
  *   unblock: (args: string[]) => Promise<string[]>, close: () => string, open: () => Promise<string>|string,
  *   restart: () => string, stop: () => void}} actions
  * @param {{input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream}} [streams]
@@ -60,7 +62,7 @@ async function runCommand (line, actions, say) {
   const [command, ...args] = words
   switch (command) {
     case 'help':
-      say(HELP.join('\n'))
+      say(HELP.concat(modCommandHelp(actions.modCommands())).join('\n'))
       return
     case 'mods':
       say(formatMods(actions.mods()))
@@ -89,8 +91,19 @@ async function runCommand (line, actions, say) {
       say(CLEAR_SCREEN)
       return
     default:
+      if (actions.modCommands().some((entry) => entry.name === command)) {
+        for (const text of await actions.runModCommand(command, args)) say(text)
+        return
+      }
       say('unknown command: ' + command + ' (type "help")')
   }
+}
+
+// svr's own commands come first: a mod's command of the same name is not reachable, and not listed.
+function modCommandHelp (commands) {
+  const listed = commands.filter((entry) => !BUILT_IN.has(entry.name))
+  if (listed.length === 0) return []
+  return ['Commands of mods:'].concat(listed.map((entry) => '  ' + entry.name.padEnd(23) + 'from ' + entry.mods.join(', ')))
 }
 
 function formatMods (names) {

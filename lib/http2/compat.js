@@ -2,6 +2,7 @@
 
 const http2 = require('node:http2')
 const { countBodyBytes } = require('../logging/access-log')
+const { ignoreSecondWriteHead } = require('../script/tolerant-response')
 
 // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 §8.2.2) and
 // Node throws when asked to send one. Scripts and mods written for
@@ -21,7 +22,8 @@ class SvrHttp2Request extends http2.Http2ServerRequest {
 }
 
 /**
- * HTTP/2 response that ignores hop-by-hop headers instead of throwing.
+ * HTTP/2 response that ignores hop-by-hop headers instead of throwing, and
+ * a second writeHead as SVR.JS did (lib/script/tolerant-response.js).
  */
 class SvrHttp2Response extends http2.Http2ServerResponse {
   setHeader (name, value) {
@@ -44,6 +46,7 @@ class SvrHttp2Response extends http2.Http2ServerResponse {
 
   // HTTP/2 has no reason phrase; passing one on would only print a warning.
   writeHead (statusCode, reason, headers) {
+    if (ignoreSecondWriteHead(this, statusCode)) return this
     return super.writeHead(statusCode, withoutHopByHop(typeof reason === 'string' ? headers : reason))
   }
 }

@@ -28,14 +28,8 @@ async function prepareMods (options) {
   const none = { mods: [], ignored: [], remove () {} }
   if (options.disableMods) return none
   const dir = modsDir(options)
-  let names
-  try {
-    names = (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isFile() || d.isSymbolicLink()).map((d) => d.name)
-  } catch (err) {
-    if (err.code === 'ENOENT') return none
-    throw svrError('SVR_ERR_MOD_LOAD', [dir, err.message], { cause: err })
-  }
-  names.sort()
+  const names = await modFileNames(dir)
+  if (names === null) return none
   let runtime = null
   const mods = []
   const ignored = []
@@ -64,6 +58,34 @@ async function prepareMods (options) {
   }
   process.once('exit', remove)
   return { mods, ignored, remove }
+}
+
+/**
+ * The files of a mods directory, in the chain's (alphabetical) order.
+ * @param {string} dir
+ * @returns {Promise<string[]|null>} null when there is no such directory
+ * @throws {SvrError} SVR_ERR_MOD_LOAD when it cannot be read
+ */
+async function modFileNames (dir) {
+  let names
+  try {
+    names = (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isFile() || d.isSymbolicLink()).map((d) => d.name)
+  } catch (err) {
+    if (err.code === 'ENOENT') return null
+    throw svrError('SVR_ERR_MOD_LOAD', [dir, err.message], { cause: err })
+  }
+  return names.sort()
+}
+
+/**
+ * The SVR.JS 4.x (`.js`) mods of the mods directory, in chain order.
+ * @param {{configFile: string}} options
+ * @returns {Promise<string[]>} absolute paths
+ */
+async function modernModFiles (options) {
+  const dir = modsDir(options)
+  const names = await modFileNames(dir)
+  return names === null ? [] : names.filter((name) => MODERN_FILE.test(name)).map((name) => path.join(dir, name))
 }
 
 // A directory of its own per start or reload: workers still draining after a
@@ -110,4 +132,4 @@ async function readModInfo (dir) {
   }
 }
 
-module.exports = { prepareMods, modsDir }
+module.exports = { prepareMods, modsDir, modernModFiles }

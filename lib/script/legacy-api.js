@@ -5,10 +5,6 @@ const { legacyUrlObject } = require('./url-object')
 const { compileHostMatcher } = require('../util/vhost')
 const { LEGACY_NAMES } = require('./names')
 const { headerObject } = require('../custom-headers')
-const { requestIdOf } = require('../logging/access-log')
-
-const kWriteHead = Symbol('svr.writeHead')
-const kLog = Symbol('svr.log')
 
 /**
  * Everything per worker that the SVR.JS names need, worked out once; the
@@ -26,7 +22,6 @@ function createLegacyApi (options, shared) {
 
   function argumentsFor (req, res, ctx, elseCallback) {
     const { respond } = shared
-    tolerateSecondWriteHead(res, shared.log)
     function responseEnd (body) {
       res.end(chrome.head + body + chrome.foot)
     }
@@ -71,30 +66,6 @@ function setHeaders (res, headers) {
   for (const name of Object.keys(headers)) {
     if (headers[name] !== undefined && headers[name] !== null) res.setHeader(name, headers[name])
   }
-}
-
-/**
- * SVR.JS wrapped `res.writeHead` so that a second call only logged a
- * warning: 3.x code that answers twice (a script that forgot `return`, a mod
- * that wrote a header after its handler answered) must not have Node throw
- * ERR_HTTP_HEADERS_SENT at it. One shared function, not a closure per request.
- * @param {object} res
- * @param {object} log
- */
-function tolerateSecondWriteHead (res, log) {
-  if (res.writeHead === tolerantWriteHead) return
-  res[kWriteHead] = res.writeHead
-  res[kLog] = log
-  res.writeHead = tolerantWriteHead
-}
-
-function tolerantWriteHead (statusCode) {
-  if (this.headersSent) {
-    this[kLog].warn('request ' + requestIdOf(this.req) + ': writeHead(' + statusCode +
-      ') after the headers were sent is ignored, as SVR.JS did')
-    return this
-  }
-  return this[kWriteHead].apply(this, arguments)
 }
 
 function extensionOf (pathname) {
@@ -152,4 +123,4 @@ function checkHostname (pattern, hostname) {
   return matcher === null || matcher(hostname)
 }
 
-module.exports = { LEGACY_NAMES, createLegacyApi, legacyHelpers, errorArguments, extensionOf, filterHeaders, tolerateSecondWriteHead }
+module.exports = { LEGACY_NAMES, createLegacyApi, legacyHelpers, errorArguments, extensionOf, filterHeaders }

@@ -70,6 +70,76 @@ describe('console on a terminal', { skip: noScript }, () => {
   })
 })
 
+// Two 4.x mods export console commands, as svrjs-cache-mod exports
+// `purgecache`: the first hands `purgecache` on with passCommand, and a
+// count kept in each worker shows that every worker ran it.
+const COMMAND_MODS = {
+  '10-counter.js': `
+let served = 0
+module.exports = (req, res, logFacilities, config, next) => {
+  if (req.parsedURL.pathname === '/count') return res.end(String(++served))
+  next()
+}
+module.exports.modInfo = { name: 'counter-mod', version: '1.0' }
+module.exports.commands = {
+  purgecache: (args, log, passCommand) => {
+    log('counter-mod cleared ' + served + ' with ' + JSON.stringify(args))
+    served = 0
+    passCommand(args, log)
+  },
+  broken: () => { throw new Error('this command is broken') },
+  later: (args, log) => { setTimeout(() => { throw new Error('thrown later') }, 10); log('scheduled') },
+  mods: () => { throw new Error('never reached: svr\\'s own "mods" comes first') }
+}
+`,
+  '20-second.js': `
+module.exports = (req, res, logFacilities, config, next) => next()
+module.exports.modInfo = { name: 'second-mod', version: '2.0' }
+module.exports.commands = { purgecache: async (args, log) => { log('second-mod purged too') } }
+`
+}
+
+describe('console commands of mods', { skip: noScript }, () => {
+  it('should run a mod\'s command in every worker, chained, with its errors contained', async (t) => {
+    const port = await freePort()
+    const site = await makeSite(t, { port: '127.0.0.1:' + port, workers: 2 })
+    await fs.mkdir(path.join(site.dir, 'mods'))
+    for (const [name, source] of Object.entries(COMMAND_MODS)) await fs.writeFile(path.join(site.dir, 'mods', name), source)
+    const svr = await startSvrOnTty(t, site.configFile)
+    const pids = [...svr.workerPids().values()]
+
+    let mark = svr.output.length
+    svr.type('help')
+    await svr.waitFor(/Commands of mods:\n {2}purgecache {13}from counter-mod, second-mod\n {2}broken {17}from counter-mod\n {2}later {18}from counter-mod\n/, 5000, mark)
+    assert.doesNotMatch(svr.output.slice(mark), /never reached/)
+
+    for (let i = 0; i < 4; i++) await request(port, '/count')
+    mark = svr.output.length
+    svr.type('purgecache /images')
+    const said = await svr.waitFor(/(worker \d: .*\n){4}/, 5000, mark)
+    const lines = said[0].trim().split('\n').sort()
+    assert.equal(lines.length, 4)
+    assert.match(lines[0], /^worker 1: counter-mod cleared \d with \["\/images"\]$/)
+    assert.equal(lines[1], 'worker 1: second-mod purged too')
+    assert.match(lines[2], /^worker 2: counter-mod cleared \d with \["\/images"\]$/)
+    assert.equal(lines[3], 'worker 2: second-mod purged too')
+    const cleared = lines.filter((line) => line.includes('cleared')).map((line) => Number(/cleared (\d)/.exec(line)[1]))
+    assert.equal(cleared[0] + cleared[1], 4, 'between them, the workers had served the 4 requests')
+    assert.equal((await request(port, '/count')).body, '1', 'the count starts again')
+
+    mark = svr.output.length
+    svr.type('broken')
+    await svr.waitFor(/worker 1: command "broken" of counter-mod failed: Error: this command is broken/, 5000, mark)
+    svr.type('later')
+    await svr.waitFor(/command "later" of counter-mod failed: Error: thrown later/, 5000, mark)
+    svr.type('mods')
+    await svr.waitFor(/1\. counter-mod 1\.0\n2\. second-mod 2\.0/, 5000, mark)
+    assert.equal((await request(port, '/count')).status, 200)
+    assert.deepEqual([...svr.workerPids().values()], pids, 'no worker was replaced')
+    assert.doesNotMatch(svr.output, /worker exits|never reached/)
+  })
+})
+
 describe('console in --single-threaded mode', { skip: noScript }, () => {
   it('should block, close, open and stop the one process', async (t) => {
     const port = await freePort()

@@ -14,6 +14,8 @@ function recorder () {
   const calls = []
   const actions = {
     mods: () => ['mod-a 1.0.0', 'serverSideScript.js'],
+    modCommands: () => [{ name: 'purgecache', mods: ['cache-mod', 'other-mod'] }, { name: 'stop', mods: ['greedy-mod'] }],
+    runModCommand: async (name, args) => { calls.push(['mod', name, args]); return ['worker 1: ran ' + name] },
     block: async (args) => { calls.push(['block', args]); return ['blocked: ' + args.join(' ')] },
     unblock: async (args) => { calls.push(['unblock', args]); return ['unblocked'] },
     close: () => { calls.push(['close']); return 'closed' },
@@ -61,6 +63,16 @@ describe('console commands', () => {
       assert.match(help, new RegExp('^  ' + command + '\\b', 'm'))
     }
     assert.equal((await type('clear', recorder().actions))[0], '\x1b[2J\x1b[3J\x1b[H')
+  })
+
+  it('should run the commands that mods export, list them, and keep svr\'s own first', async () => {
+    const { calls, actions } = recorder()
+    assert.deepEqual(await type('purgecache  /images ', actions), ['worker 1: ran purgecache'])
+    const help = (await type('help', actions)).join('\n')
+    assert.match(help, /^Commands of mods:\n {2}purgecache {13}from cache-mod, other-mod$/m)
+    assert.doesNotMatch(help, /greedy-mod/, 'a mod command named like one of svr\'s is not reachable')
+    await type('stop', actions)
+    assert.deepEqual(calls, [['mod', 'purgecache', ['/images']], ['stop']])
   })
 })
 

@@ -61,6 +61,43 @@ describe('createResponder', () => {
     assert.deepEqual(errors, ['500 (TypeError: late) after the headers of a 200 response were sent; the response is cut short'])
   })
 
+  it('should leave a response that was complete as sent, and log why no page went out', async () => {
+    const res = new FakeResponse()
+    res.headersSent = true
+    res.writableEnded = true
+    const { sendError, errors } = responder()
+    await sendError(fakeRequest(), res, 500, { error: new TypeError('after the answer') })
+    assert.equal(res.destroyed, false, 'cutting it could lose what is still buffered')
+    assert.equal(res.body, null)
+    assert.deepEqual(errors, ['500 (TypeError: after the answer) after the headers of a 200 response were sent; that response was complete and stays as sent'])
+  })
+
+  it('should send a 500 through the class\'s methods when a wrapper on the response fails', async () => {
+    const res = new FakeResponse()
+    let calls = 0
+    res.end = function () {
+      calls++
+      throw new RangeError('Maximum call stack size exceeded')
+    }
+    const { sendError, errors } = responder()
+    await sendError(fakeRequest(), res, 404)
+    assert.equal(calls, 1)
+    assert.equal(res.statusCode, 500)
+    assert.match(res.body, /<title>500 Internal Server Error<\/title>/)
+    assert.equal(Object.hasOwn(res, 'end'), false, 'the wrapper is taken away')
+    assert.equal(errors.length, 1)
+    assert.match(errors[0], /^application code that wrapped the response \(end\) failed while svr answered through it:$/)
+  })
+
+  it('should not hide a failure when nothing of the application stood in front of the response', async () => {
+    class BrokenResponse extends FakeResponse {
+      end () { throw new TypeError('a mistake of svr\'s own') }
+    }
+    const { sendError, errors } = responder()
+    await assert.rejects(async () => sendError(fakeRequest(), new BrokenResponse(), 404), /a mistake of svr's own/)
+    assert.deepEqual(errors, [])
+  })
+
   it('should drop the headers of the representation the page replaces, but keep the caller\'s', async () => {
     const res = new FakeResponse()
     for (const name of ['ETag', 'Last-Modified', 'Content-Encoding', 'Content-Range', 'Accept-Ranges']) res.setHeader(name, 'x')

@@ -1,0 +1,270 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { makeSite, startSvr } = require('../helpers/server')
+const { request } = require('../helpers/http')
+const { packLegacyMod } = require('../helpers/mods')
+const { makeCertificate, connectH2, h2Request } = require('../helpers/tls')
+
+// Mods that wrap the response, as caching, compression and header mods do:
+// each replaces writeHead, write and end with a function that marks what
+// passes through it and then calls the function it replaced. A wrapper's
+// mark says it ran, and the number of marks that it ran once per response.
+// writeHead touches the headers only while they are still to be sent, as
+// a careful mod does, so that a second writeHead reaches svr; and, as a
+// mod that changes the body's length must, it drops Content-Length.
+function wrappingCode (mark) {
+  return `
+  const writeHead = res.writeHead
+  const write = res.write
+  const end = res.end
+  res.writeHead = function (status, reason, headers) {
+    if (!res.headersSent) {
+      res.removeHeader('Content-Length')
+      res.setHeader('X-Wrapped', (res.getHeader('X-Wrapped') || '') + '${mark}')
+    }
+    return writeHead.apply(this, arguments)
+  }
+  res.write = function (chunk, encoding, callback) {
+    return write.call(this, chunk === undefined ? chunk : chunk + '{${mark}}', encoding, callback)
+  }
+  res.end = function (chunk, encoding, callback) {
+    if (typeof chunk === 'function') return end.call(this, '[${mark}]', chunk)
+    return end.call(this, (chunk === undefined || chunk === null ? '' : chunk) + '[${mark}]', encoding, callback)
+  }
+`
+}
+
+// A 4.x caching mod: answers a URL from memory while the answer's
+// Cache-Control max-age lasts, and otherwise records the answer through its
+// wrappers (so it also wraps, like svrjs-cache-mod).
+const CACHING_MOD = `
+const cache = new Map()
+module.exports = function (req, res, logFacilities, config, next) {
+  const key = req.url
+  const hit = cache.get(key)
+  if (hit !== undefined && hit.expires > Date.now()) {
+    res.writeHead(hit.status, { ...hit.headers, 'x-cache': 'HIT' })
+    res.end(hit.body)
+    return
+  }
+  const entry = { status: 200, headers: {}, body: '', expires: 0 }
+  const writeHead = res.writeHead
+  const write = res.write
+  const end = res.end
+  res.writeHead = function (status, reason, headers) {
+    if (!res.headersSent) {
+      res.removeHeader('Content-Length')
+      res.setHeader('X-Wrapped', (res.getHeader('X-Wrapped') || '') + 'C')
+      entry.status = status
+      const given = typeof reason === 'object' ? reason : headers
+      Object.assign(entry.headers, res.getHeaders())
+      for (const name of Object.keys(given || {})) entry.headers[name.toLowerCase()] = given[name]
+    }
+    return writeHead.apply(this, arguments)
+  }
+  res.write = function (chunk, encoding, callback) {
+    entry.body += chunk + '{C}'
+    return write.call(this, chunk + '{C}', encoding, callback)
+  }
+  res.end = function (chunk, encoding, callback) {
+    entry.body += (chunk === undefined || chunk === null ? '' : chunk) + '[C]'
+    const maxAge = /max-age=(\\d+)/.exec(String(entry.headers['cache-control'] || ''))
+    if (maxAge !== null) {
+      entry.expires = Date.now() + Number(maxAge[1]) * 1000
+      cache.set(key, entry)
+    }
+    return end.call(this, (chunk === undefined || chunk === null ? '' : chunk) + '[C]', encoding, callback)
+  }
+  next()
+}
+module.exports.modInfo = { name: 'caching-mod', version: '1.0' }
+`
+
+const SECOND_MOD = `
+module.exports = function (req, res, logFacilities, config, next) {
+${wrappingCode('B')}
+  next()
+}
+module.exports.modInfo = { name: 'second-wrapper', version: '1.0' }
+`
+
+const LEGACY_MOD = `
+function Mod () {}
+Mod.prototype.callback = function (req, res, serverconsole, responseEnd, href, ext, uobject, search,
+  defaultpage, users, page404, head, foot, fd, elseCallback) {
+  return function () {
+${wrappingCode('L')}
+    elseCallback()
+  }
+}
+module.exports = Mod
+`
+
+// The script answers twice on /twice: SVR.JS let a second writeHead pass
+// with a warning, and so must svr behind any number of wrappers.
+const SCRIPT = `
+if (href === '/fresh' || href === '/twice' || href === '/cached') {
+  globalThis.scriptRuns = (globalThis.scriptRuns || 0) + 1
+  res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': href === '/cached' ? 'max-age=60' : 'no-store',
+    'X-Script-Runs': String(globalThis.scriptRuns) })
+  if (href === '/twice') res.writeHead(500)
+  res.write('hello')
+  res.end('!')
+  return
+}
+`
+
+const MODS = {
+  C: { file: 'caching.js', source: CACHING_MOD },
+  B: { file: 'second.js', source: SECOND_MOD },
+  L: { file: 'legacy.tar.gz', legacy: LEGACY_MOD }
+}
+
+function permutations (items) {
+  if (items.length <= 1) return [items]
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+}
+
+// Mods in `order`, by the names' alphabetical order as svr loads them.
+async function siteWithMods (t, order, config = {}) {
+  const site = await makeSite(t, { workers: 1, ...config }, { 'index.html': 'static index\n' })
+  const dir = path.join(site.dir, 'mods')
+  await fs.mkdir(dir)
+  for (const [i, mark] of order.entries()) {
+    const mod = MODS[mark]
+    const name = String(i).padStart(2, '0') + '-' + mod.file
+    if (mod.legacy !== undefined) await packLegacyMod(dir, name, mod.legacy, { name: 'legacy-wrapper', version: '1.0' })
+    else await fs.writeFile(path.join(dir, name), mod.source)
+  }
+  await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
+  return site
+}
+
+// The last mod in the chain wrapped last, so its wrappers run first: the
+// marks of one call read from the last mod to the first. Node's HTTP/2
+// response writes the chunk given to end() through this.write(), so there
+// the write wrappers mark the end's chunk as well.
+function expectedBody (order, http2 = false) {
+  const writes = [...order].reverse().map((m) => '{' + m + '}').join('')
+  const ends = [...order].reverse().map((m) => '[' + m + ']').join('')
+  return 'hello' + writes + '!' + ends + (http2 ? writes : '')
+}
+
+describe('mods that wrap the response', () => {
+  for (const order of permutations(['C', 'B', 'L'])) {
+    it('should run every wrapper once per response, mods in the order ' + order.join(', ') + ', then the script', async (t) => {
+      const site = await siteWithMods(t, order)
+      const svr = await startSvr(t, site.configFile)
+      const wrapped = [...order].reverse().join('')
+      const results = []
+      for (let i = 0; i < 100; i++) {
+        const target = ['/fresh', '/twice', '/cached', '/index.html'][i % 4]
+        results.push([target, await request(svr.port, target)])
+      }
+      const errors = results.filter(([, res]) => res.status !== 200)
+      assert.deepEqual(errors.map(([target, res]) => target + ' ' + res.status), [])
+      for (const [target, res] of results) {
+        if (target === '/index.html') {
+          assert.equal(res.body, 'static index\n' + [...order].reverse().map((m) => '[' + m + ']').join(''))
+          assert.equal(res.headers['x-wrapped'], wrapped)
+        } else if (target === '/cached' && res.headers['x-cache'] === 'HIT') {
+          assert.equal(res.headers['x-script-runs'], results.find(([name]) => name === '/cached')[1].headers['x-script-runs'])
+        } else {
+          assert.equal(res.body, expectedBody(order), target)
+          assert.equal(res.headers['x-wrapped'], wrapped, target)
+        }
+      }
+      const cached = results.filter(([target]) => target === '/cached').map(([, res]) => res.headers['x-cache'] || 'MISS')
+      assert.deepEqual(cached, ['MISS', ...new Array(24).fill('HIT')], 'the caching mod answers every later /cached itself')
+      const warnings = svr.output.match(/writeHead\(500\) after the headers were sent is ignored/g) || []
+      assert.equal(warnings.length, 25, 'each second writeHead is a warning')
+      assert.doesNotMatch(svr.output, /Maximum call stack|uncaught|worker 1 exited/)
+    })
+  }
+
+  it('should run the wrappers once per response over HTTP/2 too', async (t) => {
+    const site = await siteWithMods(t, ['C', 'L', 'B'])
+    const cert = await makeCertificate(site.dir, 'main')
+    await site.writeConfig({ workers: 1, port: '127.0.0.1:0', secure: true, sport: '127.0.0.1:0', disableNonEncryptedServer: true, enableHTTP2: true, cert: cert.cert, key: cert.key })
+    const svr = await startSvr(t, site.configFile)
+    const client = await connectH2(svr.port)
+    t.after(() => client.close())
+    for (const target of ['/fresh', '/twice', '/index.html']) {
+      const res = await h2Request(client, { ':path': target })
+      assert.equal(res.status, 200, target)
+      assert.equal(res.headers['x-wrapped'], 'BLC', target)
+      assert.equal(res.body.toString(), target === '/index.html' ? 'static index\n[B][L][C]{B}{L}{C}' : expectedBody(['C', 'L', 'B'], true), target)
+    }
+    await svr.waitFor(/writeHead\(500\) after the headers were sent is ignored/)
+  })
+})
+
+// A mod whose wrapper fails: it recurses forever (it calls res.writeHead,
+// which is itself), or throws, on the paths named in the request.
+const FAILING_MOD = `
+module.exports = function (req, res, logFacilities, config, next) {
+  const mode = req.headers['x-fail']
+  if (mode === 'recurse') res.writeHead = function () { return res.writeHead.apply(res, arguments) }
+  if (mode === 'throw-end') res.end = function () { throw new Error('the wrapper of end failed') }
+  if (mode === 'throw-write') {
+    const write = res.write
+    let chunks = 0
+    res.write = function () {
+      if (++chunks > 2) throw new Error('the wrapper of write failed')
+      return write.apply(this, arguments)
+    }
+  }
+  next()
+}
+module.exports.modInfo = { name: 'failing-wrapper', version: '1.0' }
+`
+
+describe('a mod whose wrapper fails', () => {
+  async function start (t) {
+    // 3 MiB, over fileCacheMaxFileSize: streamed from the file in callbacks.
+    const large = Buffer.alloc(3 * 1024 * 1024, 'large\n')
+    const site = await makeSite(t, { workers: 1 }, { 'index.html': 'static index\n', 'large.txt': large })
+    await fs.mkdir(path.join(site.dir, 'mods'))
+    await fs.writeFile(path.join(site.dir, 'mods', '00-failing.js'), FAILING_MOD)
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
+    const svr = await startSvr(t, site.configFile)
+    return { svr, large }
+  }
+
+  it('should answer that request with a 500 and keep the worker serving', async (t) => {
+    const { svr } = await start(t)
+    const pid = svr.workerPids().get(1)
+    for (const [target, mode] of [['/fresh', 'recurse'], ['/index.html', 'recurse'], ['/large.txt', 'recurse'],
+      ['/index.html', 'throw-end'], ['/nothing-here', 'recurse']]) {
+      const res = await request(svr.port, target, { headers: { 'x-fail': mode } })
+      assert.equal(res.status, 500, target + ' ' + mode)
+      assert.match(res.body, /500 Internal Server Error/)
+      assert.equal((await request(svr.port, '/fresh')).body, 'hello!', 'the next request is served')
+    }
+    await svr.waitFor(/application code that wrapped the response \(writeHead\) failed while svr answered through it: RangeError: Maximum call stack size exceeded/)
+    await svr.waitFor(/application code that wrapped the response \(end\) failed while svr answered through it: Error: the wrapper of end failed/)
+    assert.deepEqual([...svr.workerPids().values()], [pid], 'the worker was never replaced')
+    assert.doesNotMatch(svr.output, /worker exits|exited/)
+  })
+
+  it('should cut a response whose wrapper fails after the headers went out, and keep serving', async (t) => {
+    const { svr, large } = await start(t)
+    // The script sends its headers by writeHead before end(); svr's stream
+    // of a large file sends them before its third chunk.
+    for (const [target, mode] of [['/fresh', 'throw-end'], ['/large.txt', 'throw-write']]) {
+      const cut = await request(svr.port, target, { headers: { 'x-fail': mode } }).catch((err) => err)
+      assert.equal(cut instanceof Error ? cut.code : 'complete', 'ECONNRESET', target)
+    }
+    await svr.waitFor(/serverSideScript\.js failed on GET \/fresh: Error: the wrapper of end failed/)
+    await svr.waitFor(/uncaught error in application code on GET \/large\.txt: Error: the wrapper of write failed/)
+    const whole = await request(svr.port, '/large.txt')
+    assert.equal(whole.status, 200)
+    assert.equal(whole.body.length, large.length)
+    assert.equal(svr.workerPids().size, 1)
+    assert.doesNotMatch(svr.output, /worker exits|exited/)
+  })
+})
