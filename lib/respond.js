@@ -9,7 +9,7 @@ const { DESCRIPTIONS, EXTRA_REASONS } = require('./error-descriptions')
 const { requestIdOf } = require('./logging/access-log')
 const { contextOf } = require('./context')
 const { sendPathHeaders } = require('./custom-headers')
-const { unwrapResponse } = require('./script/tolerant-response')
+const { unwrapResponse, headForWrappers } = require('./script/tolerant-response')
 
 // Headers describing a representation that an error page replaces, in
 // lower case: removeHeader lower-cases the name it is given, which costs a
@@ -111,6 +111,7 @@ function createResponder (options, shared) {
       res.setHeader('Location', location)
       res.setHeader('Content-Type', 'text/html; charset=utf-8')
       res.setHeader('Content-Length', Buffer.byteLength(body))
+      headForWrappers(res)
       res.end(req.method === 'HEAD' ? undefined : body)
     } catch (err) {
       recoverFromWrapper(base, req, res, err)
@@ -330,6 +331,7 @@ function writePage (req, res, status, body, headers, builtIn) {
   if (builtIn) res.setHeader('Content-Security-Policy', BUILT_IN_CSP)
   if (status === 405 && !res.hasHeader('Allow')) res.setHeader('Allow', 'GET, HEAD, OPTIONS')
   if (headers) for (const name of Object.keys(headers)) res.setHeader(name, headers[name])
+  headForWrappers(res)
   res.end(req.method === 'HEAD' ? undefined : body)
 }
 

@@ -2,7 +2,7 @@
 
 const http2 = require('node:http2')
 const { countBodyBytes } = require('../logging/access-log')
-const { ignoreSecondWriteHead } = require('../script/tolerant-response')
+const { ignoreSecondWriteHead, headForWrappers } = require('../script/tolerant-response')
 
 // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 §8.2.2) and
 // Node throws when asked to send one. Scripts and mods written for
@@ -36,11 +36,18 @@ class SvrHttp2Response extends http2.Http2ServerResponse {
     return super.appendHeader(name, value)
   }
 
+  write (chunk, encoding, callback) {
+    headForWrappers(this)
+    return super.write(chunk, encoding, callback)
+  }
+
   // Content-Length as Node's HTTP/1.1 response sets it for a body given whole to end().
   end (chunk, encoding, callback) {
     if (!this.headersSent && !this.hasHeader('content-length') && sendsLength(this.req.method, this.statusCode)) {
       this.setHeader('content-length', typeof chunk === 'function' ? 0 : bodyLength(chunk, encoding))
     }
+    // As SvrServerResponse#_implicitHeader: mods that wrap writeHead get the fields.
+    headForWrappers(this)
     return super.end(chunk, encoding, callback)
   }
 

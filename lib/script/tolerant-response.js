@@ -29,12 +29,50 @@ function ignoreSecondWriteHead (res, statusCode) {
 }
 
 /**
+ * Whether application code has put a writeHead of its own on this
+ * response, in front of the class's.
+ * @param {object} res
+ * @returns {boolean}
+ */
+function writeHeadWrapped (res) {
+  return Object.hasOwn(res, 'writeHead')
+}
+
+/**
+ * SVR.JS wrote the status line of every answer with writeHead before its
+ * body, and mods that wrap the response rely on it: svrjs-cache-mod, for
+ * one, decides in its end() wrapper whether to cache, from the fields its
+ * writeHead wrapper saw. svr's stages after the mods set their fields one
+ * by one and leave the status line to Node, which would write it only
+ * inside the innermost end(), after every wrapper's end() has run. So
+ * where a stage is about to send a body, a response that application code
+ * wrapped gets its writeHead first, with every field, as SVR.JS gave it.
+ * One property check for a response nobody wrapped.
+ * @param {import('node:http').ServerResponse} res
+ */
+function headForWrappers (res) {
+  if (!res.headersSent && writeHeadWrapped(res)) res.writeHead(res.statusCode, res.getHeaders())
+}
+
+/**
  * The HTTP/1.1 response of svr's servers (and of upgrade requests).
  */
 class SvrServerResponse extends http.ServerResponse {
   writeHead (statusCode, reason, headers) {
     if (ignoreSecondWriteHead(this, statusCode)) return this
     return super.writeHead(statusCode, reason, headers)
+  }
+
+  // Node writes the header of an answer that never called writeHead (svr's
+  // static files and error pages set their fields one by one) through
+  // `this.writeHead(statusCode)`. SVR.JS called writeHead with the fields
+  // for every answer, and mods written for it wrap writeHead expecting
+  // them (svrjs-cache-mod takes Object.keys of the argument, and caches
+  // the fields it is given), so a wrapped response gets them too. Only
+  // then: the copy costs an object and a second setHeader per field.
+  _implicitHeader () {
+    if (writeHeadWrapped(this)) headForWrappers(this)
+    else super._implicitHeader()
   }
 }
 
@@ -65,4 +103,4 @@ function unwrapResponse (res) {
   return removed
 }
 
-module.exports = { SvrServerResponse, ignoreSecondWriteHead, unwrapResponse }
+module.exports = { SvrServerResponse, ignoreSecondWriteHead, writeHeadWrapped, headForWrappers, unwrapResponse }

@@ -10,6 +10,7 @@ const { readEntries, sortEntries } = require('../listing/read')
 const { renderListing } = require('../listing/render')
 const { createPageCache } = require('../listing/page-cache')
 const { createChromeReader, sameChrome } = require('../listing/chrome')
+const { headForWrappers } = require('../script/tolerant-response')
 
 // The directory's own header and footer files are part of the page, not of
 // the list (the dot-files among them are hidden anyway).
@@ -141,6 +142,7 @@ function writeListing (req, res, page, notModified) {
   if (page.etag !== null) res.setHeader('ETag', page.etag)
   if (notModified) {
     res.statusCode = 304
+    headForWrappers(res)
     res.end()
     return
   }
@@ -152,6 +154,7 @@ function writeListing (req, res, page, notModified) {
   if (!page.custom || !res.hasHeader('Content-Security-Policy')) {
     res.setHeader('Content-Security-Policy', page.csp)
   }
+  headForWrappers(res)
   res.end(req.method === 'HEAD' ? undefined : page.body)
 }
 

@@ -1,5 +1,7 @@
 'use strict'
 
+const { headForWrappers } = require('../script/tolerant-response')
+
 // The built-in handlers (status page, static files, listings) only read.
 const ALLOW = 'GET, HEAD, OPTIONS'
 const ALLOW_HEADERS = Object.freeze({ Allow: ALLOW })
@@ -22,6 +24,7 @@ function createMethodsStage (options, shared) {
     if (method === 'OPTIONS') {
       res.statusCode = 204
       res.setHeader('Allow', ALLOW)
+      headForWrappers(res)
       res.end()
       return true
     }

@@ -2,6 +2,7 @@
 
 const { compileAddressList } = require('../access/address-list')
 const { collectMetrics } = require('../metrics/query')
+const { headForWrappers } = require('../script/tolerant-response')
 
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
@@ -52,6 +53,7 @@ function sendMetrics (req, res, text) {
   res.setHeader('Content-Length', Buffer.byteLength(text))
   res.setHeader('Cache-Control', 'no-store')
   res.setHeader('X-Content-Type-Options', 'nosniff')
+  headForWrappers(res)
   res.end(req.method === 'HEAD' ? undefined : text)
 }
 

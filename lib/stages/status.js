@@ -5,6 +5,7 @@ const { compileAddressList, isLocalClient } = require('../access/address-list')
 const { collectStats } = require('../cluster-stats')
 const { escapeHtml } = require('../util/escape-html')
 const { renderUpstreams } = require('../proxy/status-section')
+const { headForWrappers } = require('../script/tolerant-response')
 
 const STATUS_PATH = '/svrjsstatus.svr'
 const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}' +
@@ -56,6 +57,7 @@ function sendPage (req, res, body) {
   res.setHeader('Cache-Control', 'no-store')
   res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
   res.setHeader('X-Content-Type-Options', 'nosniff')
+  headForWrappers(res)
   res.end(req.method === 'HEAD' ? undefined : body)
 }
 

@@ -5,6 +5,7 @@ const { pipeline } = require('node:stream')
 const { checkPreconditions } = require('./conditional')
 const { statusForFsError } = require('./fs-errors')
 const { strongEtag } = require('./etag')
+const { headForWrappers } = require('../script/tolerant-response')
 
 /**
  * Send a file in a content coding: its precompressed sidecar, or the file
@@ -26,6 +27,7 @@ async function sendCoded (req, res, rep, etags) {
   const status = startCoded(req, res, rep, etags, source, sidecar === null ? -1 : sidecar.stat.size)
   if (status !== -1) return status
   if (req.method === 'HEAD') {
+    headForWrappers(res)
     res.end()
     return 0
   }
@@ -36,6 +38,7 @@ async function sendCoded (req, res, rep, etags) {
     return statusForFsError(err)
   }
   const input = handle.createReadStream()
+  headForWrappers(res)
   if (sidecar === null) pipeline(input, coding.createEncoder(), res, ignoreAbort)
   else pipeline(input, res, ignoreAbort)
   return 0
@@ -54,6 +57,7 @@ async function sendCoded (req, res, rep, etags) {
 function sendCodedBody (req, res, rep, etags) {
   const status = startCoded(req, res, rep, etags, rep.stat, rep.body.length)
   if (status !== -1) return status
+  headForWrappers(res)
   res.end(req.method === 'HEAD' ? undefined : rep.body)
   return 0
 }
@@ -69,6 +73,7 @@ function startCoded (req, res, rep, etags, source, length) {
   if (precondition === 412) return 412
   if (precondition === 304) {
     res.statusCode = 304
+    headForWrappers(res)
     res.end()
     return 0
   }

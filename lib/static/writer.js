@@ -9,6 +9,7 @@ const { strongEtag } = require('./etag')
 const { statusForFsError } = require('./fs-errors')
 const { StreamResponse } = require('../http2/stream-response')
 const { promote, onBareStream } = require('../http2/promote')
+const { headForWrappers, writeHeadWrapped } = require('../script/tolerant-response')
 
 // send hands its options to fs.createReadStream: big files go in fewer,
 // larger reads and socket writes than the 64 KiB default.
@@ -61,6 +62,7 @@ function createWriter (config, { respond, log }) {
     if (res instanceof StreamResponse) stream.stream = sendByDescriptor
     stream.on('error', onSendError)
     if (etags) stream.on('headers', setStrongEtag)
+    if (writeHeadWrapped(res)) stream.on('stream', sendHeadOfSend)
     stream.send(rep.file, rep.stat)
   }
 
@@ -73,6 +75,7 @@ function createWriter (config, { respond, log }) {
     if (!res.getHeader('Last-Modified')) res.setHeader('Last-Modified', headers.lastModified)
     if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', headers.type)
     res.setHeader('Content-Length', rep.body.length)
+    headForWrappers(res)
     if (req.method === 'HEAD') res.end()
     else res.end(rep.body)
   }
@@ -115,6 +118,12 @@ function createWriter (config, { respond, log }) {
   }
 
   return { write, refuse }
+}
+
+// send has set the status and fields and is about to pipe the file.
+// `this` is the send stream.
+function sendHeadOfSend () {
+  headForWrappers(this.res)
 }
 
 // Replaces SendStream#stream for an HTTP/2 stream: send has settled the

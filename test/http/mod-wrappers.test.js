@@ -15,7 +15,15 @@ const { makeCertificate, connectH2, h2Request } = require('../helpers/tls')
 // mark says it ran, and the number of marks that it ran once per response.
 // writeHead touches the headers only while they are still to be sent, as
 // a careful mod does, so that a second writeHead reaches svr; and, as a
-// mod that changes the body's length must, it drops Content-Length.
+// mod that changes the body's length must, it drops Content-Length, set
+// or given to writeHead.
+const DROP_LENGTH = `
+function dropLength (res, fields) {
+  res.removeHeader('Content-Length')
+  for (const name of Object.keys(fields || {})) if (name.toLowerCase() === 'content-length') delete fields[name]
+}
+`
+
 function wrappingCode (mark) {
   return `
   const writeHead = res.writeHead
@@ -23,7 +31,7 @@ function wrappingCode (mark) {
   const end = res.end
   res.writeHead = function (status, reason, headers) {
     if (!res.headersSent) {
-      res.removeHeader('Content-Length')
+      dropLength(res, typeof reason === 'object' ? reason : headers)
       res.setHeader('X-Wrapped', (res.getHeader('X-Wrapped') || '') + '${mark}')
     }
     return writeHead.apply(this, arguments)
@@ -41,7 +49,7 @@ function wrappingCode (mark) {
 // A 4.x caching mod: answers a URL from memory while the answer's
 // Cache-Control max-age lasts, and otherwise records the answer through its
 // wrappers (so it also wraps, like svrjs-cache-mod).
-const CACHING_MOD = `
+const CACHING_MOD = DROP_LENGTH + `
 const cache = new Map()
 module.exports = function (req, res, logFacilities, config, next) {
   const key = req.url
@@ -57,12 +65,13 @@ module.exports = function (req, res, logFacilities, config, next) {
   const end = res.end
   res.writeHead = function (status, reason, headers) {
     if (!res.headersSent) {
-      res.removeHeader('Content-Length')
+      dropLength(res, typeof reason === 'object' ? reason : headers)
       res.setHeader('X-Wrapped', (res.getHeader('X-Wrapped') || '') + 'C')
       entry.status = status
+      // As svrjs-cache-mod, it expects the fields as an argument (SVR.JS
+      // always gave them) and keeps them with the body.
       const given = typeof reason === 'object' ? reason : headers
-      Object.assign(entry.headers, res.getHeaders())
-      for (const name of Object.keys(given || {})) entry.headers[name.toLowerCase()] = given[name]
+      for (const name of Object.keys(given)) entry.headers[name.toLowerCase()] = given[name]
     }
     return writeHead.apply(this, arguments)
   }
@@ -84,7 +93,7 @@ module.exports = function (req, res, logFacilities, config, next) {
 module.exports.modInfo = { name: 'caching-mod', version: '1.0' }
 `
 
-const SECOND_MOD = `
+const SECOND_MOD = DROP_LENGTH + `
 module.exports = function (req, res, logFacilities, config, next) {
 ${wrappingCode('B')}
   next()
@@ -92,7 +101,7 @@ ${wrappingCode('B')}
 module.exports.modInfo = { name: 'second-wrapper', version: '1.0' }
 `
 
-const LEGACY_MOD = `
+const LEGACY_MOD = DROP_LENGTH + `
 function Mod () {}
 Mod.prototype.callback = function (req, res, serverconsole, responseEnd, href, ext, uobject, search,
   defaultpage, users, page404, head, foot, fd, elseCallback) {
@@ -116,6 +125,12 @@ if (href === '/fresh' || href === '/twice' || href === '/cached') {
   res.end('!')
   return
 }
+// Node writes this status line itself: the wrappers still get the fields.
+if (href === '/implicit') {
+  res.setHeader('Content-Type', 'text/plain')
+  res.end('implicit')
+  return
+}
 `
 
 const MODS = {
@@ -129,9 +144,13 @@ function permutations (items) {
   return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
 }
 
+// svr's own Cache-Control for one static file, which the caching mod then keeps.
+const CACHE_INDEX = { cacheControl: [{ regex: '/^\\/index\\.html$/', value: 'max-age=60' }] }
+
 // Mods in `order`, by the names' alphabetical order as svr loads them.
 async function siteWithMods (t, order, config = {}) {
-  const site = await makeSite(t, { workers: 1, ...config }, { 'index.html': 'static index\n' })
+  const site = await makeSite(t, { workers: 1, ...CACHE_INDEX, ...config },
+    { 'index.html': 'static index\n', 'other.html': 'other file\n' })
   const dir = path.join(site.dir, 'mods')
   await fs.mkdir(dir)
   for (const [i, mark] of order.entries()) {
@@ -161,16 +180,23 @@ describe('mods that wrap the response', () => {
       const svr = await startSvr(t, site.configFile)
       const wrapped = [...order].reverse().join('')
       const results = []
-      for (let i = 0; i < 100; i++) {
-        const target = ['/fresh', '/twice', '/cached', '/index.html'][i % 4]
+      for (let i = 0; i < 120; i++) {
+        const target = ['/fresh', '/twice', '/cached', '/index.html', '/other.html', '/implicit'][i % 6]
         results.push([target, await request(svr.port, target)])
       }
       const errors = results.filter(([, res]) => res.status !== 200)
       assert.deepEqual(errors.map(([target, res]) => target + ' ' + res.status), [])
       for (const [target, res] of results) {
-        if (target === '/index.html') {
-          assert.equal(res.body, 'static index\n' + [...order].reverse().map((m) => '[' + m + ']').join(''))
+        if (target === '/implicit') {
+          assert.equal(res.body, 'implicit' + [...order].reverse().map((m) => '[' + m + ']').join(''))
           assert.equal(res.headers['x-wrapped'], wrapped)
+        } else if (target === '/other.html' || (target === '/index.html' && res.headers['x-cache'] === undefined)) {
+          assert.equal(res.body, target.slice(1, -5).replace('index', 'static index').replace('other', 'other file') + '\n' + [...order].reverse().map((m) => '[' + m + ']').join(''))
+          assert.equal(res.headers['x-wrapped'], wrapped)
+          assert.equal(res.headers['content-type'], 'text/html; charset=utf-8')
+        } else if (target === '/index.html') {
+          assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', 'the fields svr set one by one were cached too')
+          assert.equal(res.headers['cache-control'], 'max-age=60')
         } else if (target === '/cached' && res.headers['x-cache'] === 'HIT') {
           assert.equal(res.headers['x-script-runs'], results.find(([name]) => name === '/cached')[1].headers['x-script-runs'])
         } else {
@@ -178,10 +204,12 @@ describe('mods that wrap the response', () => {
           assert.equal(res.headers['x-wrapped'], wrapped, target)
         }
       }
-      const cached = results.filter(([target]) => target === '/cached').map(([, res]) => res.headers['x-cache'] || 'MISS')
-      assert.deepEqual(cached, ['MISS', ...new Array(24).fill('HIT')], 'the caching mod answers every later /cached itself')
+      for (const cachedTarget of ['/cached', '/index.html']) {
+        const cached = results.filter(([target]) => target === cachedTarget).map(([, res]) => res.headers['x-cache'] || 'MISS')
+        assert.deepEqual(cached, ['MISS', ...new Array(19).fill('HIT')], 'the caching mod answers every later ' + cachedTarget + ' itself')
+      }
       const warnings = svr.output.match(/writeHead\(500\) after the headers were sent is ignored/g) || []
-      assert.equal(warnings.length, 25, 'each second writeHead is a warning')
+      assert.equal(warnings.length, 20, 'each second writeHead is a warning')
       assert.doesNotMatch(svr.output, /Maximum call stack|uncaught|worker 1 exited/)
     })
   }
@@ -189,16 +217,20 @@ describe('mods that wrap the response', () => {
   it('should run the wrappers once per response over HTTP/2 too', async (t) => {
     const site = await siteWithMods(t, ['C', 'L', 'B'])
     const cert = await makeCertificate(site.dir, 'main')
-    await site.writeConfig({ workers: 1, port: '127.0.0.1:0', secure: true, sport: '127.0.0.1:0', disableNonEncryptedServer: true, enableHTTP2: true, cert: cert.cert, key: cert.key })
+    await site.writeConfig({ ...CACHE_INDEX, workers: 1, port: '127.0.0.1:0', secure: true, sport: '127.0.0.1:0', disableNonEncryptedServer: true, enableHTTP2: true, cert: cert.cert, key: cert.key })
     const svr = await startSvr(t, site.configFile)
     const client = await connectH2(svr.port)
     t.after(() => client.close())
-    for (const target of ['/fresh', '/twice', '/index.html']) {
+    for (const target of ['/fresh', '/twice', '/other.html']) {
       const res = await h2Request(client, { ':path': target })
       assert.equal(res.status, 200, target)
       assert.equal(res.headers['x-wrapped'], 'BLC', target)
-      assert.equal(res.body.toString(), target === '/index.html' ? 'static index\n[B][L][C]{B}{L}{C}' : expectedBody(['C', 'L', 'B'], true), target)
+      assert.equal(res.body.toString(), target === '/other.html' ? 'other file\n[B][L][C]{B}{L}{C}' : expectedBody(['C', 'L', 'B'], true), target)
     }
+    const miss = await h2Request(client, { ':path': '/index.html' })
+    const hit = await h2Request(client, { ':path': '/index.html' })
+    assert.deepEqual([miss.headers['x-cache'], hit.headers['x-cache']], [undefined, 'HIT'])
+    assert.equal(hit.headers['content-type'], 'text/html; charset=utf-8', 'the fields svr set one by one were cached too')
     await svr.waitFor(/writeHead\(500\) after the headers were sent is ignored/)
   })
 })
