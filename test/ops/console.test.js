@@ -138,6 +138,24 @@ describe('console commands of mods', { skip: noScript }, () => {
     assert.deepEqual([...svr.workerPids().values()], pids, 'no worker was replaced')
     assert.doesNotMatch(svr.output, /worker exits|never reached/)
   })
+
+  it('should run them in the one process of --single-threaded, and in the worker a reload started', async (t) => {
+    const port = await freePort()
+    const site = await makeSite(t, { port: '127.0.0.1:' + port })
+    await fs.mkdir(path.join(site.dir, 'mods'))
+    for (const [name, source] of Object.entries(COMMAND_MODS)) await fs.writeFile(path.join(site.dir, 'mods', name), source)
+    const svr = await startSvrOnTty(t, site.configFile, ['--single-threaded'])
+    for (let i = 0; i < 3; i++) await request(port, '/count')
+    let mark = svr.output.length
+    svr.type('purgecache')
+    await svr.waitFor(/\ncounter-mod cleared 3 with \[\]\nsecond-mod purged too\n/, 5000, mark)
+    svr.type('restart')
+    await svr.waitFor(/reload applied/, 20000, mark)
+    await request(port, '/count')
+    mark = svr.output.length
+    svr.type('purgecache again')
+    await svr.waitFor(/\ncounter-mod cleared 1 with \["again"\]\nsecond-mod purged too\n/, 5000, mark)
+  })
 })
 
 describe('console in --single-threaded mode', { skip: noScript }, () => {
