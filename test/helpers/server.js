@@ -1,11 +1,14 @@
 'use strict'
 
-const { spawn } = require('node:child_process')
+const { spawn, execFile } = require('node:child_process')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
+const { promisify } = require('node:util')
 
-const SVR = path.resolve(__dirname, '..', '..', 'svr.js')
+const ROOT = path.resolve(__dirname, '..', '..')
+const SVR = path.join(ROOT, 'svr.js')
+const run = promisify(execFile)
 const GRACEFUL_STOP_MS = 3000
 const LISTENING = /listening on (?:(https?):\/\/(\[[^\]]+\]|[^:\s]+):(\d+)|unix:(\S+))/
 
@@ -105,6 +108,58 @@ async function startSvr (t, configFile, opts = {}) {
   return server
 }
 
+/**
+ * An svr.js that the user nobody can run, for tests that start svr as
+ * nobody (as root, which reads every file): this checkout's when nobody can
+ * read it, else a copy of its code and production packages in a directory
+ * anyone may read. A checkout inside a 0700 directory (root's home, a
+ * `mktemp -d`) is out of nobody's reach, and svr could not even start.
+ * Needs setpriv, as running as nobody does.
+ * @param {object} t node:test context (removes the copy after the test)
+ * @returns {Promise<string>} the path of svr.js to run (startSvr's `svr`)
+ */
+async function svrForNobody (t) {
+  const probes = [SVR, path.join(ROOT, 'lib', 'main.js'), require.resolve('ajv/package.json', { paths: [ROOT] })]
+  if (await nobodyReads(probes)) return SVR
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-code-'))
+  t.after(() => fs.rm(dir, { recursive: true, force: true }))
+  for (const name of ['svr.js', 'package.json', 'lib']) await fs.cp(path.join(ROOT, name), path.join(dir, name), { recursive: true })
+  for (const pkg of await productionPackages()) {
+    await fs.cp(pkg, path.join(dir, path.relative(ROOT, pkg)), { recursive: true, verbatimSymlinks: true })
+  }
+  await run('chmod', ['-R', 'a+rX', dir])
+  return path.join(dir, 'svr.js')
+}
+
+async function nobodyReads (files) {
+  try {
+    for (const file of files) await run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', '--', 'test', '-r', file])
+    return true
+  } catch {
+    return false
+  }
+}
+
+// The packages svr runs with (npm's list without devDependencies), as the
+// directories at the top of node_modules that hold them.
+async function productionPackages () {
+  let stdout
+  try {
+    ({ stdout } = await run('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }))
+  } catch (err) {
+    // npm ls exits non-zero for extraneous packages, and still lists.
+    stdout = err.stdout || ''
+  }
+  const top = new Set()
+  const base = path.join(ROOT, 'node_modules') + path.sep
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith(base)) continue
+    const parts = line.slice(base.length).split(path.sep)
+    top.add(path.join(base, ...parts.slice(0, parts[0].startsWith('@') ? 2 : 1)))
+  }
+  return [...top]
+}
+
 class SvrProcess {
   constructor (child) {
     this.child = child
@@ -200,4 +255,4 @@ class SvrProcess {
   }
 }
 
-module.exports = { makeSite, runSvr, startSvr, SvrProcess, SVR }
+module.exports = { makeSite, runSvr, startSvr, svrForNobody, SvrProcess, SVR }
