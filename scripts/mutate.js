@@ -8,7 +8,7 @@
 // of the tree in a temporary directory, so the checkout is never modified,
 // whatever stops the run. See docs/testing.md.
 //
-//   node scripts/mutate.js [--only TEXT] [--list]
+//   node scripts/mutate.js [--area NAME[,NAME]] [--only TEXT] [--list]
 //
 // Exit status: 0 when every mutation is caught; 1 when one survives, when a
 // mutation's search text is not found exactly once (the list has rotted),
@@ -65,6 +65,7 @@ async function checkList (mutations, root) {
     }
     if (mutation.find === mutation.replace) problems.push(`${label}: the replacement is the search text`)
     if (mutation.tests.length === 0) problems.push(`${label}: no test files`)
+    if (typeof mutation.area !== 'string' || mutation.area === '') problems.push(`${label}: no area`)
     for (const test of mutation.tests) {
       await fs.access(path.join(root, test)).catch(() => problems.push(`${label}: no test file ${test}`))
     }
@@ -144,13 +145,26 @@ function firstFailure (output) {
 }
 
 function parseArgs (argv) {
-  const options = { only: null, list: false }
+  const options = { only: null, areas: null, list: false }
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--list') options.list = true
     else if (argv[i] === '--only' && i + 1 < argv.length) options.only = argv[++i]
-    else throw new Error('usage: node scripts/mutate.js [--only TEXT] [--list]')
+    else if (argv[i] === '--area' && i + 1 < argv.length) options.areas = argv[++i].split(',')
+    else throw new Error('usage: node scripts/mutate.js [--area NAME[,NAME]] [--only TEXT] [--list]')
   }
   return options
+}
+
+/**
+ * @param {object[]} mutations
+ * @param {{only: string|null, areas: string[]|null}} options
+ * @returns {object[]} those the options choose, numbered by their place in the whole list
+ */
+function choose (mutations, options) {
+  return mutations
+    .map((mutation, index) => ({ ...mutation, number: index + 1 }))
+    .filter((m) => options.areas === null || options.areas.includes(m.area))
+    .filter((m) => options.only === null || m.file.includes(options.only) || m.what.includes(options.only))
 }
 
 function seconds (since) {
@@ -159,11 +173,9 @@ function seconds (since) {
 
 async function main () {
   const options = parseArgs(process.argv.slice(2))
-  const chosen = MUTATIONS
-    .map((mutation, index) => ({ ...mutation, number: index + 1 }))
-    .filter((m) => options.only === null || m.file.includes(options.only) || m.what.includes(options.only))
+  const chosen = choose(MUTATIONS, options)
   if (options.list) {
-    for (const m of chosen) console.log(`#${m.number} ${m.file}: ${m.what}\n    tests: ${m.tests.join(' ')}`)
+    for (const m of chosen) console.log(`#${m.number} [${m.area}] ${m.file}: ${m.what}\n    tests: ${m.tests.join(' ')}`)
     return 0
   }
   const problems = await checkList(MUTATIONS, ROOT)
@@ -172,7 +184,8 @@ async function main () {
     return 1
   }
   if (chosen.length === 0) {
-    console.error('no mutation matches ' + JSON.stringify(options.only))
+    const areas = [...new Set(MUTATIONS.map((m) => m.area))].join(', ')
+    console.error('no mutation matches ' + JSON.stringify({ area: options.areas, only: options.only }) + '; the areas: ' + areas)
     return 1
   }
 
@@ -231,4 +244,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { checkList, occurrences }
+module.exports = { checkList, occurrences, choose }

@@ -4,8 +4,10 @@
 // scripts/mutate.js and docs/testing.md). Each is a realistic mistake in
 // code where a mistake is a vulnerability or a failed request: `find` is
 // replaced by `replace` (the first and only occurrence in `file`), and
-// `tests` must then fail. Keep `find` short but unique; when the code
-// changes, the run says which entries no longer match.
+// `tests` must then fail. `area` groups them (`--area NAME` runs one).
+// Keep `find` short but unique; when the code changes, the run says which
+// entries no longer match. The areas added after the first list have a
+// file each in scripts/mutations/.
 
 const SANITIZE = ['test/unit/sanitize-path.test.js', 'test/unit/sanitize-path.property.test.js', 'test/http/url.test.js']
 const FORBIDDEN = ['test/unit/forbidden-paths.test.js', 'test/http/access.test.js']
@@ -18,6 +20,7 @@ const SINGLE = ['test/cluster/single-threaded.test.js']
 module.exports = [
   // Path sanitizer
   {
+    area: 'sanitizer',
     file: 'lib/util/sanitize-path.js',
     what: 'the fast path takes "/a/../b" as clean (no check for a dot before a slash)',
     find: 'if (++run > maxRun || prev === 0x2e) return false',
@@ -25,6 +28,7 @@ module.exports = [
     tests: SANITIZE
   },
   {
+    area: 'sanitizer',
     file: 'lib/util/sanitize-path.js',
     what: '".." at the root climbs out instead of being dropped',
     find: 'if (stack.length !== 0) stack.pop()',
@@ -32,6 +36,7 @@ module.exports = [
     tests: SANITIZE
   },
   {
+    area: 'sanitizer',
     file: 'lib/util/sanitize-path.js',
     what: 'a backslash is an ordinary character, not a separator',
     find: 'else if (c === 0x5c) action = BACKSLASH',
@@ -39,6 +44,7 @@ module.exports = [
     tests: SANITIZE
   },
   {
+    area: 'sanitizer',
     file: 'lib/util/sanitize-path.js',
     what: 'trailing dots are kept, so "config.json." dodges the deny list',
     find: 'while (seg.charCodeAt(end - 1) === 0x2e) end--',
@@ -46,6 +52,7 @@ module.exports = [
     tests: [...SANITIZE, 'test/http/access.test.js']
   },
   {
+    area: 'sanitizer',
     file: 'lib/util/sanitize-path.js',
     what: 'a decoded %3F or %23 becomes a raw "?" or "#" in the path',
     find: "const UNSAFE = '\"<>^`{|}?#'",
@@ -53,6 +60,7 @@ module.exports = [
     tests: SANITIZE
   },
   {
+    area: 'sanitizer',
     file: 'lib/util/sanitize-path.js',
     what: 'a rewritten path with ".." is not reported as escaping',
     find: 'if (seen !== null) seen.parent = true\n',
@@ -61,6 +69,7 @@ module.exports = [
   },
   // Forbidden paths and dotfiles
   {
+    area: 'forbidden',
     file: 'lib/access/forbidden-paths.js',
     what: 'forbidden paths compared case-sensitively (/CONFIG.JSON served)',
     find: '  return p.toLowerCase()\n}',
@@ -68,6 +77,7 @@ module.exports = [
     tests: FORBIDDEN
   },
   {
+    area: 'forbidden',
     file: 'lib/access/forbidden-paths.js',
     what: 'emacs backups (config.json~) of the configuration not forbidden',
     find: "  (name) => name + '~',\n",
@@ -75,6 +85,7 @@ module.exports = [
     tests: FORBIDDEN
   },
   {
+    area: 'forbidden',
     file: 'lib/access/forbidden-paths.js',
     what: 'a forbidden directory matched only by its own path, not the files in it',
     find: "let end = p.indexOf('/', 1)",
@@ -82,6 +93,7 @@ module.exports = [
     tests: FORBIDDEN
   },
   {
+    area: 'forbidden',
     file: 'lib/access/forbidden-paths.js',
     what: 'runs of slashes not collapsed before the comparison (//config.json served)',
     find: 'collapseAllSlashes(decoded)',
@@ -89,6 +101,7 @@ module.exports = [
     tests: FORBIDDEN
   },
   {
+    area: 'forbidden',
     file: 'lib/stages/forbidden.js',
     what: 'any name that starts with ".well-known" is exempt from the dotfile rule',
     find: 'p.startsWith(WELL_KNOWN + \'/\')',
@@ -96,6 +109,7 @@ module.exports = [
     tests: FORBIDDEN
   },
   {
+    area: 'forbidden',
     file: 'lib/stages/forbidden.js',
     what: 'dotfiles below /.well-known/ are served',
     find: "i = p.indexOf('/.', WELL_KNOWN.length)",
@@ -103,6 +117,7 @@ module.exports = [
     tests: FORBIDDEN
   },
   {
+    area: 'forbidden',
     file: 'lib/stages/forbidden.js',
     what: 'dotfiles: "ignore" serves them instead of 404',
     find: "dotfiles === 'ignore' ? 404 : 0",
@@ -111,6 +126,7 @@ module.exports = [
   },
   // Symlink containment
   {
+    area: 'symlinks',
     file: 'lib/file-store/symlinks.js',
     what: 'containment by startsWith(realRoot) without the separator (a sibling "webrootx" passes)',
     find: 'const prefix = realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep',
@@ -118,6 +134,7 @@ module.exports = [
     tests: SYMLINKS
   },
   {
+    area: 'symlinks',
     file: 'lib/file-store/symlinks.js',
     what: '"never" compares lexical paths only, so a link in a directory passes',
     find: 'return real === realRoot + trimTrailingSeparator(file.slice(lexicalRoot.length))',
@@ -125,6 +142,7 @@ module.exports = [
     tests: SYMLINKS
   },
   {
+    area: 'symlinks',
     file: 'lib/file-store/symlinks.js',
     what: 'a remembered verdict is reused after the path was replaced by a link',
     find: 'return known.ino === stat.ino && known.dev === stat.dev && known.ctimeMs === stat.ctimeMs',
@@ -133,6 +151,7 @@ module.exports = [
   },
   // Basic auth: throttle and verification
   {
+    area: 'auth',
     file: 'lib/auth/login.js',
     what: 'login attempts counted after the password check instead of before',
     find: '    const wait = await (counted ? throttle.attempt(address, name) : throttle.check(address, name))\n' +
@@ -150,6 +169,7 @@ module.exports = [
     tests: AUTH
   },
   {
+    area: 'auth',
     file: 'lib/auth/throttle.js',
     what: 'the lock starts one attempt early (>= instead of >)',
     find: 'if (entry.attempts > limit) {',
@@ -157,6 +177,7 @@ module.exports = [
     tests: AUTH
   },
   {
+    area: 'auth',
     file: 'lib/auth/throttle.js',
     what: 'a successful login does not clear the (address, user) counter',
     find: '    this.pairs.delete(pairKey(network, user))\n',
@@ -164,6 +185,7 @@ module.exports = [
     tests: AUTH
   },
   {
+    area: 'auth',
     file: 'lib/auth/throttle.js',
     what: 'IPv6 clients counted per address instead of per /64',
     find: "groups.slice(0, 4).join(':') + '::/64'",
@@ -171,6 +193,7 @@ module.exports = [
     tests: AUTH
   },
   {
+    area: 'auth',
     file: 'lib/auth/verify.js',
     what: 'the rule\'s userList is ignored',
     find: '(allowed !== null && !allowed.has(name))',
@@ -178,6 +201,7 @@ module.exports = [
     tests: AUTH
   },
   {
+    area: 'auth',
     file: 'lib/auth/success-cache.js',
     what: 'remembered logins keyed by the user name alone, so any password passes after a success',
     find: ".update(name).update('\\0').update(password)",
@@ -186,6 +210,7 @@ module.exports = [
   },
   // Client address behind proxies
   {
+    area: 'client-address',
     file: 'lib/access/client-address.js',
     what: 'X-Forwarded-For believed from any peer, not only trusted proxies',
     find: 'if (isTrusted === null || !isTrusted(ctx.clientAddress)) return',
@@ -193,6 +218,7 @@ module.exports = [
     tests: CLIENT_ADDRESS
   },
   {
+    area: 'client-address',
     file: 'lib/access/client-address.js',
     what: 'the leftmost X-Forwarded-For entry taken (SVR.JS) instead of walking right to left',
     find: 'for (let i = hops.length - 1; i > 0; i--) {',
@@ -200,6 +226,7 @@ module.exports = [
     tests: CLIENT_ADDRESS
   },
   {
+    area: 'client-address',
     file: 'lib/access/client-address.js',
     what: 'a hop that is not an IP address is trusted',
     find: 'return address !== null && isTrusted(address)',
@@ -208,6 +235,7 @@ module.exports = [
   },
   // Body limit
   {
+    area: 'limits',
     file: 'lib/limits.js',
     what: 'a Content-Length over maxRequestBodySize is let through',
     find: 'return length !== undefined && Number(length) > max',
@@ -216,6 +244,7 @@ module.exports = [
   },
   // Drain and stop
   {
+    area: 'lifecycle',
     file: 'lib/server.js',
     what: 'no keep-alive grace on drain: idle connections closed at once',
     find: 'const DRAIN_IDLE_GRACE_MS = 1000',
@@ -223,6 +252,7 @@ module.exports = [
     tests: LIFECYCLE
   },
   {
+    area: 'lifecycle',
     file: 'lib/server.js',
     what: 'responses during the drain do not say Connection: close',
     find: '    if (state.draining) res.shouldKeepAlive = false\n    else runtime.balance.shedIfOverShare(req, res)\n',
@@ -230,6 +260,7 @@ module.exports = [
     tests: LIFECYCLE
   },
   {
+    area: 'lifecycle',
     file: 'lib/worker.js',
     what: 'a worker (and so --single-threaded) exits without waiting for the drain',
     find: '    await shutDown(state.servers, delay)\n',
@@ -238,6 +269,7 @@ module.exports = [
   },
   // Reload
   {
+    area: 'reload',
     file: 'lib/rolling-reload.js',
     what: 'a reload retires the old worker before its replacement is ready',
     find: '  const fresh = supervisor.fork(slot, options)\n',
@@ -245,10 +277,17 @@ module.exports = [
     tests: [...LIFECYCLE, ...SINGLE]
   },
   {
+    area: 'reload',
     file: 'lib/connection-feed.js',
     what: '--single-threaded hands new connections to the worker it started first, not to the one a reload started',
     find: '    this.ports.push(port)\n',
     replace: '    if (this.ports.length === 0) this.ports.push(port)\n',
     tests: SINGLE
   }
-]
+].concat(
+  require('./mutations/proxy'),
+  require('./mutations/acme'),
+  require('./mutations/supervisor'),
+  require('./mutations/http2-logging'),
+  require('./mutations/indexes')
+)

@@ -9,7 +9,9 @@ const { makeSite, startSvr } = require('../helpers/server')
 const { agentGet } = require('../helpers/http')
 
 // /pid names the worker; /busy holds its worker's event loop, so that
-// connections opened meanwhile can only go to the other one.
+// connections opened meanwhile can only go to the other one. The test waits
+// for /busy's head rather than for a fixed time, which a loaded machine can
+// outlast.
 const SCRIPT = `
 if (href === '/pid') {
   res.writeHead(200, { 'Content-Type': 'text/plain' })
@@ -17,10 +19,15 @@ if (href === '/pid') {
   return
 }
 if (href === '/busy') {
-  var until = Date.now() + 600
-  while (Date.now() < until) {}
+  // The answer's start goes out first (at the end of this tick), so the
+  // client knows when this worker is busy; the loop runs in the next.
   res.writeHead(200, { 'Content-Type': 'text/plain' })
-  res.end(String(process.pid))
+  res.write(String(process.pid))
+  setImmediate(function () {
+    var until = Date.now() + 1500
+    while (Date.now() < until) {}
+    res.end()
+  })
   return
 }
 `
@@ -29,6 +36,24 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function get (port, agent, target) {
   return agentGet(port, target, agent).then((res) => ({ pid: res.body, socket: res.socket }))
+}
+
+// GET /busy on `agent`: `started` once its head is in (its worker is then
+// busy), `done` with the answer as get() gives it.
+function busy (port, agent) {
+  let started
+  const done = new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/busy', agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.once('data', () => started())
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ pid: body, socket: req.socket }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+  })
+  return { started: new Promise((resolve) => { started = resolve }), done }
 }
 
 // Connections per worker, each connection counted once, by the pid that
@@ -60,10 +85,10 @@ describe('connection balance between workers', () => {
     after(() => agent.destroy())
     // One worker is held up by the first connection, so the other accepts
     // all the rest: 1 against 7.
-    const held = get(port, agent, '/busy')
-    await sleep(100)
+    const held = busy(port, agent)
+    await held.started
     const crowd = await Promise.all(Array.from({ length: CONNECTIONS - 1 }, () => get(port, agent, '/pid')))
-    const first = await held
+    const first = await held.done
     const start = spread([first, ...crowd])
     assert.equal(start.size, 2, 'both workers answered')
     assert.equal(Math.max(...start.values()), CONNECTIONS - 1, 'the crowd went to one worker')
