@@ -88,7 +88,9 @@ async function replaceSlot (supervisor, slot, options) {
   let fresh
   while (fresh === undefined) {
     try {
-      fresh = await startReady(supervisor, slot, options)
+      const started = await startReady(supervisor, slot, options)
+      await warmUp(started, options.config.healthReadyDelay)
+      fresh = started
     } catch (err) {
       if (typeof err.signal !== 'string' || supervisor.phase !== 'running') {
         if (slot.worker === null && slot.timer === null && supervisor.phase === 'running') supervisor.scheduleFork(slot, backoffDelay(slot.streak))
@@ -102,10 +104,6 @@ async function replaceSlot (supervisor, slot, options) {
       if (delay !== 0) await new Promise((resolve) => setTimeout(resolve, delay))
     }
   }
-  // A slow-starting application gets its warm-up while the old worker
-  // still serves, so a reload never leaves the slot unready.
-  const warmUp = options.config.healthReadyDelay
-  if (warmUp > 0) await new Promise((resolve) => setTimeout(resolve, warmUp))
   // Whoever serves the slot now (the old worker, or a crash replacement
   // forked while we waited) drains once the fresh worker takes over.
   clearTimeout(slot.timer)
@@ -138,6 +136,32 @@ async function startReady (supervisor, slot, options) {
     clearTimeout(timer)
   }
   return fresh
+}
+
+/**
+ * A slow-starting application gets its warm-up while the old worker still
+ * serves, so a reload never leaves the slot unready. A new worker that dies
+ * meanwhile never took the slot over, and the Supervisor does not replace
+ * it: it counts as one that died before it was ready.
+ * @param {object} worker the new worker, listening
+ * @param {number} ms the configuration's healthReadyDelay
+ * @returns {Promise<void>} rejects, with the exit's `signal`, when the worker exits first
+ */
+function warmUp (worker, ms) {
+  if (ms === 0) return Promise.resolve()
+  return new Promise((resolve, reject) => {
+    const onExit = (code, signal) => {
+      clearTimeout(timer)
+      const err = new Error('new worker exited with ' + (signal ? 'signal ' + signal : 'code ' + code) + ' during its warm-up')
+      err.signal = signal
+      reject(err)
+    }
+    const timer = setTimeout(() => {
+      worker.removeListener('exit', onExit)
+      resolve()
+    }, ms)
+    worker.once('exit', onExit)
+  })
 }
 
 /**

@@ -129,7 +129,7 @@ class Supervisor {
       record.hasSockets = this.sendSockets(worker, record.options)
       worker.send(message('accepting', { open: true }))
     }
-    this.code = { mods: msg.mods, commands: msg.commands }
+    this.code = { mods: msg.mods, commands: msg.commands || [] }
     if (record.waiter !== null) {
       record.waiter.resolve()
       record.waiter = null

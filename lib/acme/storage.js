@@ -71,14 +71,18 @@ class AcmeStorage {
     const key = await readOrNull(path.join(dir, 'key.pem'))
     if (cert === null || key === null) return null
     const dates = certificateDates(cert)
-    if (dates === null) return null
+    // A key that is not the certificate's (the new key stored, then writing
+    // the certificate failed or the process died) would fail every handshake
+    // for the name until its renewal months later: counted as no certificate,
+    // a new one is ordered at once.
+    if (dates === null || !pairMatches(cert, key)) return null
     return { cert, key, ...dates }
   }
 
   /**
    * Store a new certificate and its key (0600), key first: a reader that
    * finds the new chain finds its key too, as both are renamed in turn
-   * and readers take the pair only when it matches (tls.createSecureContext).
+   * and readers take the pair only when it matches (readCertificate).
    * @param {string} name
    * @param {{cert: string, key: string}} pair PEM
    */
@@ -157,6 +161,19 @@ function certificateDates (pem) {
     return { notBefore: Date.parse(leaf.validFrom), notAfter: Date.parse(leaf.validTo) }
   } catch {
     return null
+  }
+}
+
+/**
+ * @param {string} cert PEM chain, leaf first
+ * @param {string} key PEM private key
+ * @returns {boolean} whether the key is the leaf certificate's
+ */
+function pairMatches (cert, key) {
+  try {
+    return new crypto.X509Certificate(cert).checkPrivateKey(crypto.createPrivateKey(key))
+  } catch {
+    return false
   }
 }
 

@@ -14,7 +14,8 @@ const HELP = [
   '  stop                   finish requests in flight and exit',
   '  clear                  clear the screen'
 ]
-const BUILT_IN = new Set(['help', 'mods', 'block', 'unblock', 'close', 'open', 'restart', 'stop', 'clear'])
+// svr's own command names, read from the help lines.
+const BUILT_IN = new Set(HELP.slice(1).map((line) => line.trim().split(' ')[0]))
 const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H'
 
 /**

@@ -2,4 +2,72 @@
 
 // Mutations of the area 'acme' (see scripts/mutations.js for the fields).
 
-module.exports = []
+const STORE = ['test/tls/acme-store-failure.test.js']
+const LOCK = ['test/unit/acme-lock.test.js']
+
+module.exports = [
+  {
+    area: 'acme',
+    file: 'lib/acme/manager.js',
+    what: 'the order lock is released only after a successful order (a failed store keeps it, and the next attempt waits on it)',
+    find: '    } finally {\n      state.ordering = false\n',
+    replace: '    } catch (err) {\n      state.ordering = false\n      throw err\n    }\n    {\n      state.ordering = false\n',
+    tests: STORE
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/manager.js',
+    what: 'a name stays marked as ordering after a failed attempt, so it is never ordered again',
+    find: '    } finally {\n      state.ordering = false\n',
+    replace: '    } finally {\n',
+    tests: STORE
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/manager.js',
+    what: 'a failure outside the CA steps (storage) is logged but never retried',
+    find: 'this.check(name).catch((err) => this.failed(name, state, err, this.certificates.has(name)))',
+    replace: "this.check(name).catch((err) => this.log.error('acme: ' + name + ': ' + err.message))",
+    tests: STORE
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/storage.js',
+    what: 'the certificate directory of a new name is not made before its files are written',
+    find: '    await fs.mkdir(dir, { recursive: true, mode: DIR_MODE })\n    await writeAtomic(',
+    replace: '    await writeAtomic(',
+    tests: STORE
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/storage.js',
+    what: 'a stored key that is not its certificate\'s (a store cut short) is loaded and served, failing every handshake',
+    find: 'if (dates === null || !pairMatches(cert, key)) return null',
+    replace: 'if (dates === null) return null',
+    tests: STORE
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/lock.js',
+    what: 'an expired lock of a crashed holder counts as held forever',
+    find: 'if (holder.expires > Date.now()) return { acquired: false, holder }',
+    replace: 'if (holder.expires > 0) return { acquired: false, holder }',
+    tests: LOCK
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/lock.js',
+    what: 'release removes the lock whoever holds it',
+    find: 'if (current !== null && current.owner === this.owner) await fs.rm(this.file, { force: true })',
+    replace: 'if (current !== null) await fs.rm(this.file, { force: true })',
+    tests: LOCK
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/manager.js',
+    what: 'renewBeforeDays is off by one day (renewal a day late)',
+    find: 'renewBeforeDays * DAY_MS',
+    replace: '(renewBeforeDays - 1) * DAY_MS',
+    tests: LOCK
+  }
+]

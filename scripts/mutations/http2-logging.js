@@ -2,4 +2,73 @@
 
 // Mutations of the area 'http2-logging' (see scripts/mutations.js for the fields).
 
-module.exports = []
+const RESET = ['test/tls/http2-reset.test.js']
+const BYTES = ['test/tls/http2-reset.test.js', 'test/tls/http2-parity.test.js']
+const SINK = ['test/unit/log-sink-reopen.test.js', 'test/unit/log-sink.test.js']
+
+module.exports = [
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/stream-response.js',
+    what: 'a stream the client reset after the head is logged as completed (the reset code not looked at)',
+    find: 'res.writableFinished = res.writableEnded && this.rstCode === NO_ERROR',
+    replace: 'res.writableFinished = res.writableEnded',
+    tests: RESET
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/logging/access-log.js',
+    what: 'a response counts as completed once it was ended, not once it finished (a reset download logged as delivered)',
+    find: 'exchange.completed = this.writableFinished',
+    replace: 'exchange.completed = this.writableEnded',
+    tests: RESET
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/stream-response.js',
+    what: 'a range sent from disk on the bare stream counts the bytes before the range too',
+    find: '    countSentBytes(this, length)\n    this.stream.respondWithFile(',
+    replace: '    countSentBytes(this, offset + length)\n    this.stream.respondWithFile(',
+    tests: BYTES
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/stream-response.js',
+    what: 'an answer held in memory logs no body bytes on the bare stream',
+    find: '    countSentBytes(this, length)\n    if (length === 0',
+    replace: '    if (length === 0',
+    tests: BYTES
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/logging/access-log.js',
+    what: 'a HEAD over HTTP/2 logs the bytes of the body it did not send',
+    find: '  else if (!hasBody(exchange.method, exchange.status)) exchange.bytes = 0\n',
+    replace: '\n',
+    tests: BYTES
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/logging/sink.js',
+    what: 'reopen (SIGUSR1) leaves the descriptor of the rotated file open',
+    find: '    if (this.fd !== -1) this.retired.push(this.fd)\n',
+    replace: '\n',
+    tests: SINK
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/logging/sink.js',
+    what: 'a descriptor retired while a write to it was in flight is never closed',
+    find: '      this.writing = false\n      this.closeRetired()\n',
+    replace: '      this.writing = false\n',
+    tests: SINK
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/logging/sink.js',
+    what: 'reopen closes the old descriptor under a write in flight to it',
+    find: '    if (!this.writing) this.closeRetired()\n',
+    replace: '    this.closeRetired()\n',
+    tests: SINK
+  }
+]
