@@ -48,7 +48,7 @@ function rawHeaderLines (config, serverString) {
  * @param {import('./runtime').Runtime} runtime the worker's, whose counters and access log take the refused request
  */
 function answerClientError (err, socket, headerLines, runtime) {
-  if (!socket.writable || err.code === 'ECONNRESET') {
+  if (!socket.writable || err.code === 'ECONNRESET' || abandonsBody(err, socket)) {
     socket.destroy()
     return
   }
@@ -60,6 +60,24 @@ function answerClientError (err, socket, headerLines, runtime) {
   const line = lineAt(err.rawPacket, err.bytesParsed)
   if (status === 405 && !looksLikeRequestLine(line)) status = 400
   afterPendingResponses(socket, status, headerLines, line, runtime.accessLog)
+}
+
+/**
+ * Whether the client ended its side of the connection in the middle of a
+ * request body that nothing has answered yet. The rest of the body can
+ * never come, and Node neither ends nor aborts such a request: whoever
+ * reads it (a script, a mod, the proxy, which would then blame its
+ * upstream for the stalled body) would wait for ever. Destroying the
+ * socket aborts the request, as a client that reset the connection does.
+ * An answer already under way is left to finish.
+ * @param {Error & {code?: string}} err
+ * @param {import('node:net').Socket} socket
+ * @returns {boolean}
+ */
+function abandonsBody (err, socket) {
+  if (err.code !== 'HPE_INVALID_EOF_STATE') return false
+  const pending = socket._httpMessage
+  return pending != null && pending.req != null && !pending.req.complete && !pending.headersSent
 }
 
 /**

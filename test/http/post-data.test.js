@@ -6,6 +6,7 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
+const net = require('node:net')
 
 // Reports what parsePostData gave it, including whether the upload's temp
 // file exists while the request runs.
@@ -151,5 +152,38 @@ describe('parsePostData called in the tick the request arrives', () => {
       body: 'a=' + 'z'.repeat(5000)
     })
     assert.equal(fields.status, 413)
+  })
+})
+
+// A client that ends its side of the connection halfway through a body
+// will never send the rest; Node neither ends nor aborts such a request.
+describe('a request body the client abandons halfway', () => {
+  it('should abort the request, so a script reading the body does not wait for ever, and keep serving', async (t) => {
+    const site = await makeSite(t, { workers: 1, logDirectory: 'log' })
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), `
+if (href === '/upload') {
+  var received = 0
+  req.on('data', function (chunk) { received += chunk.length })
+  req.on('end', function () { res.end('got ' + received) })
+  req.on('aborted', function () { serverconsole.errmessage('upload aborted after ' + received + ' bytes') })
+  return
+}
+`)
+    const svr = await startSvr(t, site.configFile)
+    const closed = await new Promise((resolve, reject) => {
+      const socket = net.connect(svr.port, '127.0.0.1', () => {
+        socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n' + 'a'.repeat(5000))
+        // A moment later, the client sends FIN without the rest.
+        setTimeout(() => socket.end(), 200)
+      })
+      let answer = ''
+      socket.on('data', (chunk) => { answer += chunk })
+      socket.on('close', () => resolve(answer))
+      socket.on('error', reject)
+      socket.setTimeout(20000, () => socket.destroy(new Error('the connection of an abandoned body stayed open')))
+    })
+    assert.equal(closed, '', 'no answer: the request was aborted')
+    await svr.waitFor(/upload aborted after 5000 bytes/, 10000)
+    assert.equal((await request(svr.port, '/upload', { method: 'POST', body: 'abc' })).body, 'got 3')
   })
 })
