@@ -289,5 +289,6 @@ module.exports = [
   require('./mutations/acme'),
   require('./mutations/supervisor'),
   require('./mutations/http2-logging'),
-  require('./mutations/indexes')
+  require('./mutations/indexes'),
+  require('./mutations/mods')
 )

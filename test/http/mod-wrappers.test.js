@@ -292,7 +292,10 @@ describe('a mod whose wrapper fails', () => {
       assert.equal(cut instanceof Error ? cut.code : 'complete', 'ECONNRESET', target)
     }
     await svr.waitFor(/serverSideScript\.js failed on GET \/fresh: Error: the wrapper of end failed/)
-    await svr.waitFor(/uncaught error in application code on GET \/large\.txt: Error: the wrapper of write failed/)
+    // Node 20 and 22 throw the wrapper's error out of the file stream's pipe
+    // (svr contains it as the request's, and logs it); Node 24's pipe
+    // destroys the response with it. Either way the client sees the cut.
+    await svr.waitFor(/"GET \/large\.txt HTTP\/1\.1" 200 \d+ "-" "-" "[^"]+" aborted/)
     const whole = await request(svr.port, '/large.txt')
     assert.equal(whole.status, 200)
     assert.equal(whole.body.length, large.length)

@@ -1,0 +1,107 @@
+'use strict'
+
+// Mutations of the area 'mods': application code that wraps the response,
+// declares settings and exports commands (see scripts/mutations.js for the fields).
+
+const WRAPPERS = 'test/http/mod-wrappers.test.js'
+const SETTINGS = 'test/http/mod-settings.test.js'
+const COMMANDS = ['test/unit/console.test.js', 'test/ops/console.test.js']
+
+module.exports = [
+  {
+    area: 'mods',
+    file: 'lib/script/tolerant-response.js',
+    what: 'a second writeHead is no longer tolerated by the HTTP/1.1 response class (Node throws ERR_HTTP_HEADERS_SENT)',
+    find: '    if (ignoreSecondWriteHead(this, statusCode)) return this\n    return super.writeHead(statusCode, reason, headers)',
+    replace: '    return super.writeHead(statusCode, reason, headers)',
+    tests: [WRAPPERS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/http2/compat.js',
+    what: 'a second writeHead is no longer tolerated over HTTP/2',
+    find: '    if (ignoreSecondWriteHead(this, statusCode)) return this\n',
+    replace: '',
+    tests: [WRAPPERS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/script/tolerant-response.js',
+    what: 'Node writes the status line of an answer without writeHead past the wrappers, with no fields',
+    find: '    if (writeHeadWrapped(this)) headForWrappers(this)\n',
+    replace: '    if (false) headForWrappers(this)\n',
+    tests: [WRAPPERS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/static/writer.js',
+    what: 'a small static file reaches the wrappers without writeHead(status, fields) before its body',
+    find: "    res.setHeader('Content-Length', rep.body.length)\n    headForWrappers(res)\n",
+    replace: "    res.setHeader('Content-Length', rep.body.length)\n",
+    tests: [WRAPPERS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/pipeline.js',
+    what: 'the stages after the mods run outside the request scope: a wrapper failing in their callbacks takes the worker down',
+    find: 'result = ctx.applicationScope === null ? stage(req, res, ctx) : runInRequestScope(ctx.applicationScope, stage, req, res, ctx)',
+    replace: 'result = stage(req, res, ctx)',
+    tests: [WRAPPERS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/script/tolerant-response.js',
+    what: 'the wrappers of a failed response are named but not taken off: its error page goes through the wrapper that failed',
+    find: '      delete res[name]\n',
+    replace: '',
+    tests: [WRAPPERS, 'test/unit/respond.test.js']
+  },
+  {
+    area: 'mods',
+    file: 'lib/respond.js',
+    what: 'an error raised after a complete answer destroys the connection (what is still buffered can be lost)',
+    find: '  if (!complete) res.destroy()',
+    replace: '  res.destroy()',
+    tests: ['test/unit/respond.test.js']
+  },
+  {
+    area: 'mods',
+    file: 'lib/config/load.js',
+    what: 'a key the schema does not know is accepted without a mod declaring it (a typo is no longer an error)',
+    find: '    if (verdict.owners.has(key)) accepted[key] = extra[key]',
+    replace: '    if (true) accepted[key] = extra[key]',
+    tests: [SETTINGS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/mods/probe.js',
+    what: 'a validator that throws accepts the value',
+    find: "    return 'invalid value (the validator threw ' + (err instanceof Error ? err.name + ': ' + err.message : String(err)) + ')'",
+    replace: '    return null',
+    tests: [SETTINGS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/mods/declarations.js',
+    what: 'a mod that never finishes loading holds --check-config, start and reload for ever',
+    find: '    const timer = setTimeout(() => settle(null, loadError(loading, \'still loading after \' + timeout + \' ms\')), timeout)',
+    replace: '    const timer = null',
+    tests: [SETTINGS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/chain/commands.js',
+    what: 'passCommand does not hand the command on to the next mod that exports it',
+    find: '        runAt(index + 1, Array.isArray(nextArgs) ? nextArgs : commandArgs)',
+    replace: '        finish()',
+    tests: COMMANDS
+  },
+  {
+    area: 'mods',
+    file: 'lib/request-scope.js',
+    what: 'an exception from a later callback of a mod command takes the worker down',
+    find: '  if (request.req === undefined) {\n    request.fail(err)\n    return true\n  }',
+    replace: '  if (request.req === undefined) return false',
+    tests: COMMANDS
+  }
+]
