@@ -117,4 +117,26 @@ function h2Request (client, headers, options) {
   })
 }
 
-module.exports = { makeCertificate, httpsRequest, plainPort, connectH2, h2Request }
+/**
+ * The configuration of a site served over TLS with HTTP/2 and no plain
+ * port, by one worker, on an ephemeral loopback port. One HTTP/2 session
+ * may serve a whole test, however slow the machine (keepAliveTimeout).
+ * @param {{cert: string, key: string}} cert from makeCertificate
+ * @param {object} [extra] more keys, over these
+ * @returns {object} for makeSite's writeConfig
+ */
+function http2SiteConfig (cert, extra = {}) {
+  return {
+    workers: 1,
+    secure: true,
+    enableHTTP2: true,
+    disableNonEncryptedServer: true,
+    sport: '127.0.0.1:0',
+    cert: cert.cert,
+    key: cert.key,
+    keepAliveTimeout: 60000,
+    ...extra
+  }
+}
+
+module.exports = { makeCertificate, httpsRequest, plainPort, connectH2, h2Request, http2SiteConfig }

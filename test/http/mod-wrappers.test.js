@@ -7,7 +7,7 @@ const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { packLegacyMod } = require('../helpers/mods')
-const { makeCertificate, connectH2, h2Request } = require('../helpers/tls')
+const { makeCertificate, connectH2, h2Request, http2SiteConfig } = require('../helpers/tls')
 
 // Mods that wrap the response, as caching, compression and header mods do:
 // each replaces writeHead, write and end with a function that marks what
@@ -217,7 +217,7 @@ describe('mods that wrap the response', () => {
   it('should run the wrappers once per response over HTTP/2 too', async (t) => {
     const site = await siteWithMods(t, ['C', 'L', 'B'])
     const cert = await makeCertificate(site.dir, 'main')
-    await site.writeConfig({ ...CACHE_INDEX, workers: 1, port: '127.0.0.1:0', secure: true, sport: '127.0.0.1:0', disableNonEncryptedServer: true, enableHTTP2: true, cert: cert.cert, key: cert.key })
+    await site.writeConfig(http2SiteConfig(cert, CACHE_INDEX))
     const svr = await startSvr(t, site.configFile)
     const client = await connectH2(svr.port)
     t.after(() => client.close())

@@ -6,7 +6,7 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
-const { makeCertificate, httpsRequest, connectH2, h2Request } = require('../helpers/tls')
+const { makeCertificate, httpsRequest, connectH2, h2Request, http2SiteConfig } = require('../helpers/tls')
 const { parseCombined, waitForLines } = require('../helpers/access-log')
 
 // Every kind of answer must leave with the same status and headers over
@@ -58,18 +58,7 @@ async function startSecure (scope, files, config, setup) {
   server.dir = site.dir
   const cert = await makeCertificate(site.dir, 'main')
   if (setup !== undefined) await setup(site)
-  await site.writeConfig({
-    workers: 1,
-    secure: true,
-    enableHTTP2: true,
-    disableNonEncryptedServer: true,
-    sport: '127.0.0.1:0',
-    cert: cert.cert,
-    key: cert.key,
-    keepAliveTimeout: 60000,
-    logDirectory: 'logs',
-    ...config
-  })
+  await site.writeConfig(http2SiteConfig(cert, { logDirectory: 'logs', ...config }))
   server.svr = await startSvr(scope, site.configFile)
   server.client = await connectH2(server.svr.port)
   return server

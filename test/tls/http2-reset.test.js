@@ -15,7 +15,7 @@ const http2 = require('node:http2')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
-const { makeCertificate, connectH2, h2Request } = require('../helpers/tls')
+const { makeCertificate, connectH2, h2Request, http2SiteConfig } = require('../helpers/tls')
 const { parseCombined, readLines, waitUntil } = require('../helpers/access-log')
 
 // Far more than the 64 KiB a stream's flow-control window lets svr send
@@ -35,18 +35,7 @@ async function startSecure (scope, logFormat, script = null) {
   const site = await makeSite(scope, {}, { 'huge.bin': huge, 'small.txt': SMALL })
   const cert = await makeCertificate(site.dir, 'main')
   if (script !== null) await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), script)
-  await site.writeConfig({
-    workers: 1,
-    secure: true,
-    enableHTTP2: true,
-    disableNonEncryptedServer: true,
-    sport: '127.0.0.1:0',
-    cert: cert.cert,
-    key: cert.key,
-    keepAliveTimeout: 60000,
-    logDirectory: 'logs',
-    logFormat
-  })
+  await site.writeConfig(http2SiteConfig(cert, { logDirectory: 'logs', logFormat }))
   const svr = await startSvr(scope, site.configFile)
   const client = await connectH2(svr.port)
   scope.after(() => client.close())

@@ -8,7 +8,7 @@ const zlib = require('node:zlib')
 const { makeSite, startSvr } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
 const { rawRequest } = require('../helpers/raw-http')
-const { makeCertificate, httpsRequest, connectH2, h2Request } = require('../helpers/tls')
+const { makeCertificate, httpsRequest, connectH2, h2Request, http2SiteConfig } = require('../helpers/tls')
 
 const INDEX = '<h1>h2 index</h1>\n'
 let BIG = ''
@@ -39,19 +39,7 @@ describe('HTTP/2', () => {
     const site = await makeSite(scope, {}, { 'index.html': INDEX, 'big.txt': BIG, 'dir/index.html': 'in dir\n' })
     const cert = await makeCertificate(site.dir, 'main')
     await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
-    await site.writeConfig({
-      workers: 1,
-      secure: true,
-      enableHTTP2: true,
-      disableNonEncryptedServer: true,
-      sport: '127.0.0.1:0',
-      cert: cert.cert,
-      key: cert.key,
-      http2Settings: { initialWindowSize: 1048576 },
-      maxRequestBodySize: 1000,
-      // One session serves every test here, however slow the machine.
-      keepAliveTimeout: 60000
-    })
+    await site.writeConfig(http2SiteConfig(cert, { http2Settings: { initialWindowSize: 1048576 }, maxRequestBodySize: 1000 }))
     svr = await startSvr(scope, site.configFile)
     client = await connectH2(svr.port)
   })
