@@ -62,13 +62,15 @@ function svrCommand (args, opts) {
 function runSvr (args, opts = {}) {
   return new Promise((resolve, reject) => {
     const command = svrCommand(args, opts)
-    const child = spawn(command[0], command.slice(1), { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    // Its own process group: what svr started (the child that reads mods'
+    // declarations) goes with it when it has to be killed.
+    const child = spawn(command[0], command.slice(1), { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => { stdout += chunk })
     child.stderr.on('data', (chunk) => { stderr += chunk })
     const timer = setTimeout(() => {
-      child.kill('SIGKILL')
+      killGroup(child, 'SIGKILL')
       reject(new Error('svr did not exit within ' + (opts.timeout || 10000) + ' ms\n' + stdout + stderr))
     }, opts.timeout || 10000)
     child.on('error', reject)
@@ -158,6 +160,14 @@ async function productionPackages () {
     top.add(path.join(base, ...parts.slice(0, parts[0].startsWith('@') ? 2 : 1)))
   }
   return [...top]
+}
+
+function killGroup (child, signal) {
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // The group is gone already.
+  }
 }
 
 class SvrProcess {
