@@ -66,13 +66,18 @@ function cancelAtHead (client, target) {
 
 /**
  * The access-log line of one request, once it is written.
- * @param {string} log the file
+ * @param {{log: string, svr: object}} server from startSecure: the log file, and svr's output for the failure message
  * @param {string} id the request's X-Request-Id
  * @param {(line: string) => object} parse
  */
-function lineOf (log, id, parse) {
-  return waitUntil(async () => (await readLines(log)).map(parse).find((entry) => entry !== null && entry.requestId === id),
-    'no access-log line for ' + id)
+async function lineOf (server, id, parse) {
+  try {
+    return await waitUntil(async () => (await readLines(server.log)).map(parse).find((entry) => entry !== null && entry.requestId === id),
+      'no access-log line for ' + id)
+  } catch (err) {
+    err.message += '\nlog: ' + (await readLines(server.log)).join('\n') + '\nsvr: ' + server.svr.output
+    throw err
+  }
 }
 
 describe('HTTP/2 streams reset by the client, in the combined access log', () => {
@@ -88,7 +93,7 @@ describe('HTTP/2 streams reset by the client, in the combined access log', () =>
     assert.match(cancelled.id, UUID)
     // The precondition of the test: the reset came while the file was still on its way.
     assert.ok(cancelled.received < HUGE_BYTES, cancelled.received + ' of ' + HUGE_BYTES + ' bytes arrived before the reset')
-    const aborted = await lineOf(server.log, cancelled.id, parseCombined)
+    const aborted = await lineOf(server, cancelled.id, parseCombined)
     assert.equal(aborted.request, 'GET /huge.bin HTTP/2.0')
     assert.equal(aborted.status, 200)
     assert.equal(aborted.aborted, true)
@@ -98,7 +103,7 @@ describe('HTTP/2 streams reset by the client, in the combined access log', () =>
     const whole = await h2Request(server.client, { ':path': '/huge.bin' }, { endStream: true })
     assert.equal(whole.status, 200)
     assert.equal(Buffer.compare(whole.body, server.huge), 0)
-    const complete = await lineOf(server.log, whole.headers['x-request-id'], parseCombined)
+    const complete = await lineOf(server, whole.headers['x-request-id'], parseCombined)
     assert.equal(complete.request, 'GET /huge.bin HTTP/2.0')
     assert.equal(complete.status, 200)
     assert.equal(complete.bytes, HUGE_BYTES)
@@ -117,7 +122,7 @@ describe('HTTP/2 streams reset by the client, in the combined access log', () =>
       assert.equal(res.status, status)
       assert.equal(res.body.length, bytes)
       if (headers.range === 'bytes=1000-1999') assert.equal(Buffer.compare(res.body, server.huge.subarray(1000, 2000)), 0)
-      const entry = await lineOf(server.log, res.headers['x-request-id'], parseCombined)
+      const entry = await lineOf(server, res.headers['x-request-id'], parseCombined)
       assert.deepEqual([entry.request, entry.status, entry.bytes, entry.aborted],
         [(headers[':method'] || 'GET') + ' ' + headers[':path'] + ' HTTP/2.0', status, bytes, false])
     }
@@ -134,11 +139,11 @@ describe('HTTP/2 streams reset by the client, in the JSON access log', () => {
     const cancelled = await cancelAtHead(server.client, '/huge.bin')
     assert.equal(cancelled.status, 200)
     assert.ok(cancelled.received < HUGE_BYTES, cancelled.received + ' of ' + HUGE_BYTES + ' bytes arrived before the reset')
-    const entry = await lineOf(server.log, cancelled.id, parseJson)
+    const entry = await lineOf(server, cancelled.id, parseJson)
     assert.deepEqual([entry.method, entry.target, entry.protocol, entry.status, entry.completed],
       ['GET', '/huge.bin', 'HTTP/2.0', 200, false])
     const whole = await h2Request(server.client, { ':path': '/small.txt' }, { endStream: true })
-    const complete = await lineOf(server.log, whole.headers['x-request-id'], parseJson)
+    const complete = await lineOf(server, whole.headers['x-request-id'], parseJson)
     assert.deepEqual([complete.status, complete.bytes, complete.completed], [200, SMALL.length, true])
   })
 })
@@ -165,13 +170,13 @@ describe('HTTP/2 streams answered through Node\'s objects, in the access log', (
     const cancelled = await cancelAtHead(server.client, '/huge.bin')
     assert.equal(cancelled.status, 200)
     assert.ok(cancelled.received < HUGE_BYTES, cancelled.received + ' of ' + HUGE_BYTES + ' bytes arrived before the reset')
-    const aborted = await lineOf(server.log, cancelled.id, parseCombined)
+    const aborted = await lineOf(server, cancelled.id, parseCombined)
     assert.deepEqual([aborted.request, aborted.status, aborted.aborted], ['GET /huge.bin HTTP/2.0', 200, true])
     for (const [method, bytes] of [['GET', 22], ['HEAD', 0]]) {
       const res = await h2Request(server.client, { ':method': method, ':path': '/written' }, { endStream: true })
       assert.equal(res.status, 200)
       assert.equal(res.body.length, bytes)
-      const entry = await lineOf(server.log, res.headers['x-request-id'], parseCombined)
+      const entry = await lineOf(server, res.headers['x-request-id'], parseCombined)
       assert.deepEqual([entry.request, entry.status, entry.bytes, entry.aborted], [method + ' /written HTTP/2.0', 200, bytes, false])
     }
   })
