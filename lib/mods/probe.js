@@ -1,14 +1,15 @@
 'use strict'
 
 const { message, dispatch } = require('../ipc')
-const { loadModernMod, modernModInfo, modCommands } = require('../chain/modern-mod')
+const { loadModernMod, modernModInfo } = require('../chain/modern-mod')
 const { describeLoadError } = require('../script/compile')
 
 /**
  * What SVR.JS 4.x mods declare, read in a short-lived child process of the
- * primary (lib/mods/declarations.js forks this file): `configValidators`
- * (configuration keys of their own, each with a function that says whether
- * a value is acceptable) and `commands`. Reading them means running the
+ * primary (lib/mods/declarations.js forks this file): `configValidators`,
+ * configuration keys of their own, each with a function that says whether
+ * a value is acceptable. (Their `commands` the primary learns from the
+ * workers, which run them.) Reading them means running the
  * mod's file, and mod code never runs in the primary itself: what a mod
  * does at load time (timers, connections, a loop that never ends) stays in
  * this process, which exits once it has answered, or is killed.
@@ -43,14 +44,14 @@ function readDeclarations (files, values, ownKeys) {
 
 /**
  * @returns {{file: string, name: string, keys: string[], ownKeys: string[],
- *   refusals: Object<string, string>, commands: string[]}} `keys`: the keys it
+ *   refusals: Object<string, string>}} `keys`: the keys it
  *   declares that svr's schema does not have; `ownKeys`: those it declares
  *   that svr's schema checks already; `refusals`: key -> why its validator
  *   refused the configured value
  */
 function declarationsOf (file, mod, values, own) {
   const validators = mod.configValidators !== null && typeof mod.configValidators === 'object' ? mod.configValidators : {}
-  const declaration = { file, name: modernModInfo(mod).name, keys: [], ownKeys: [], refusals: {}, commands: Object.keys(modCommands(mod)) }
+  const declaration = { file, name: modernModInfo(mod).name, keys: [], ownKeys: [], refusals: {} }
   for (const key of Object.keys(validators)) {
     if (typeof validators[key] !== 'function') continue
     if (own.has(key)) {
