@@ -5,7 +5,7 @@
 const cluster = require('node:cluster')
 
 if (cluster.isWorker) {
-  require('./lib/worker').runWorker()
+  require('./lib/worker/worker').runWorker()
 } else {
-  require('./lib/main').main(process.argv.slice(2))
+  require('./lib/primary/main').main(process.argv.slice(2))
 }

@@ -21,7 +21,7 @@ module.exports = [
   // Path sanitizer
   {
     area: 'sanitizer',
-    file: 'lib/util/sanitize-path.js',
+    file: 'lib/paths/sanitize-path.js',
     what: 'the fast path takes "/a/../b" as clean (no check for a dot before a slash)',
     find: 'if (++run > maxRun || prev === 0x2e) return false',
     replace: 'if (++run > maxRun) return false',
@@ -29,7 +29,7 @@ module.exports = [
   },
   {
     area: 'sanitizer',
-    file: 'lib/util/sanitize-path.js',
+    file: 'lib/paths/sanitize-path.js',
     what: '".." at the root climbs out instead of being dropped',
     find: 'if (stack.length !== 0) stack.pop()',
     replace: 'if (stack.length !== 0) stack.pop(); else stack.push(\'..\')',
@@ -37,7 +37,7 @@ module.exports = [
   },
   {
     area: 'sanitizer',
-    file: 'lib/util/sanitize-path.js',
+    file: 'lib/paths/sanitize-path.js',
     what: 'a backslash is an ordinary character, not a separator',
     find: 'else if (c === 0x5c) action = BACKSLASH',
     replace: 'else if (c === 0x5c) action = CHAR',
@@ -45,7 +45,7 @@ module.exports = [
   },
   {
     area: 'sanitizer',
-    file: 'lib/util/sanitize-path.js',
+    file: 'lib/paths/sanitize-path.js',
     what: 'trailing dots are kept, so "config.json." dodges the deny list',
     find: 'while (seg.charCodeAt(end - 1) === 0x2e) end--',
     replace: '',
@@ -53,7 +53,7 @@ module.exports = [
   },
   {
     area: 'sanitizer',
-    file: 'lib/util/sanitize-path.js',
+    file: 'lib/paths/sanitize-path.js',
     what: 'a decoded %3F or %23 becomes a raw "?" or "#" in the path',
     find: "const UNSAFE = '\"<>^`{|}?#'",
     replace: "const UNSAFE = '\"<>^`{|}'",
@@ -61,7 +61,7 @@ module.exports = [
   },
   {
     area: 'sanitizer',
-    file: 'lib/util/sanitize-path.js',
+    file: 'lib/paths/sanitize-path.js',
     what: 'a rewritten path with ".." is not reported as escaping',
     find: 'if (seen !== null) seen.parent = true\n',
     replace: '\n',
@@ -102,7 +102,7 @@ module.exports = [
   },
   {
     area: 'forbidden',
-    file: 'lib/stages/forbidden.js',
+    file: 'lib/pipeline/stages/forbidden.js',
     what: 'any name that starts with ".well-known" is exempt from the dotfile rule',
     find: 'p.startsWith(WELL_KNOWN + \'/\')',
     replace: 'p.startsWith(WELL_KNOWN)',
@@ -110,7 +110,7 @@ module.exports = [
   },
   {
     area: 'forbidden',
-    file: 'lib/stages/forbidden.js',
+    file: 'lib/pipeline/stages/forbidden.js',
     what: 'dotfiles below /.well-known/ are served',
     find: "i = p.indexOf('/.', WELL_KNOWN.length)",
     replace: 'i = -1',
@@ -118,7 +118,7 @@ module.exports = [
   },
   {
     area: 'forbidden',
-    file: 'lib/stages/forbidden.js',
+    file: 'lib/pipeline/stages/forbidden.js',
     what: 'dotfiles: "ignore" serves them instead of 404',
     find: "dotfiles === 'ignore' ? 404 : 0",
     replace: '0',
@@ -236,7 +236,7 @@ module.exports = [
   // Body limit
   {
     area: 'limits',
-    file: 'lib/limits.js',
+    file: 'lib/worker/limits.js',
     what: 'a Content-Length over maxRequestBodySize is let through',
     find: 'return length !== undefined && Number(length) > max',
     replace: 'return length !== undefined && Number(length) > max * 2',
@@ -245,7 +245,7 @@ module.exports = [
   // Drain and stop
   {
     area: 'lifecycle',
-    file: 'lib/server.js',
+    file: 'lib/worker/servers.js',
     what: 'no keep-alive grace on drain: idle connections closed at once',
     find: 'const DRAIN_IDLE_GRACE_MS = 1000',
     replace: 'const DRAIN_IDLE_GRACE_MS = 0',
@@ -253,7 +253,7 @@ module.exports = [
   },
   {
     area: 'lifecycle',
-    file: 'lib/server.js',
+    file: 'lib/worker/servers.js',
     what: 'responses during the drain do not say Connection: close',
     find: '    if (state.draining) res.shouldKeepAlive = false\n    else runtime.balance.shedIfOverShare(req, res)\n',
     replace: '    runtime.balance.shedIfOverShare(req, res)\n',
@@ -261,7 +261,7 @@ module.exports = [
   },
   {
     area: 'lifecycle',
-    file: 'lib/worker.js',
+    file: 'lib/worker/worker.js',
     what: 'a worker (and so --single-threaded) exits without waiting for the drain',
     find: '    await shutDown(state.servers, delay)\n',
     replace: '    shutDown(state.servers, delay)\n',
@@ -270,7 +270,7 @@ module.exports = [
   // Reload
   {
     area: 'reload',
-    file: 'lib/rolling-reload.js',
+    file: 'lib/primary/rolling-reload.js',
     what: 'a reload retires the old worker before its replacement is ready',
     find: '  const fresh = supervisor.fork(slot, options)\n',
     replace: '  if (slot.worker !== null) retire(supervisor, slot.worker)\n  const fresh = supervisor.fork(slot, options)\n',
@@ -278,7 +278,7 @@ module.exports = [
   },
   {
     area: 'reload',
-    file: 'lib/connection-feed.js',
+    file: 'lib/primary/connection-feed.js',
     what: '--single-threaded hands new connections to the worker it started first, not to the one a reload started',
     find: '    this.ports.push(port)\n',
     replace: '    if (this.ports.length === 0) this.ports.push(port)\n',

@@ -3,7 +3,7 @@
 const net = require('node:net')
 const proxyaddr = require('proxy-addr')
 const { compileAddressList } = require('./address-list')
-const { normalizeAddress } = require('../util/vhost')
+const { normalizeAddress } = require('../hosts/vhost')
 
 const MAPPED_PREFIX = '::ffff:'
 // Some proxies write a hop with its port ("192.0.2.1:4711",

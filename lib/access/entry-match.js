@@ -1,8 +1,8 @@
 'use strict'
 
-const { parseRegexString } = require('../config/regex')
-const { isScoped } = require('../util/vhost')
-const { collapseAllSlashes } = require('../util/collapse-slashes')
+const { parseRegexString } = require('../util/regex')
+const { isScoped } = require('../hosts/vhost')
+const { collapseAllSlashes } = require('../paths/collapse-slashes')
 
 /**
  * How a `nonStandardCodes` entry selects requests, shared by the

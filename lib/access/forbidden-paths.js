@@ -2,10 +2,10 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { modsDir } = require('../mods/prepare')
-const { scriptPath } = require('../script/locate')
-const { tempDir } = require('../server-root')
-const { collapseAllSlashes } = require('../util/collapse-slashes')
+const { modsDir } = require('../application/mods/prepare')
+const { scriptPath } = require('../application/locate')
+const { tempDir } = require('../application/server-root')
+const { collapseAllSlashes } = require('../paths/collapse-slashes')
 
 const CONFIG = 'access to the configuration file or certificates is denied'
 const SOURCES = 'access to server sources is denied'

@@ -299,7 +299,7 @@ class CertificateManager {
   }
 
   /**
-   * Coordinator services (lib/coordinator.js): the key authorization of an
+   * Coordinator services (lib/primary/coordinator.js): the key authorization of an
    * http-01 token, a name's certificate (or open tls-alpn-01 challenge) for
    * a worker that has none yet, and the summary for the status page.
    * @returns {Object<string, Function>}

@@ -1,7 +1,7 @@
 'use strict'
 
 const { compileEntryMatch, entryMatches } = require('../access/entry-match')
-const { collapseAllSlashes } = require('../util/collapse-slashes')
+const { collapseAllSlashes } = require('../paths/collapse-slashes')
 
 const DEFAULT_REALM = 'Restricted area'
 const QUOTED_SPECIALS = /["\\]/g

@@ -6,7 +6,7 @@ const path = require('node:path')
 const Ajv = require('ajv')
 const { svrError, readFailure } = require('../errors')
 const { parseListenSpec } = require('../listen')
-const { parseRegexString } = require('./regex')
+const { parseRegexString } = require('../util/regex')
 const { upstreamProblem } = require('../proxy/upstream-url')
 const { servernameProblem, proxyTlsWarnings } = require('../proxy/upstream-tls')
 const { deepFreeze } = require('../util/deep-freeze')
@@ -118,7 +118,7 @@ function addressProblem (value) {
  *   "<JSON pointer>: <what>"; extraKeys: asked about the top-level keys
  *   the schema does not know, `(extra, config, warn) => Promise<{owners:
  *   Map<string, string[]>, problems: string[], declared: string[]}>`
- *   (lib/mods/declarations.js: keys that mods declare); a key it names no
+ *   (lib/application/mods/declarations.js: keys that mods declare); a key it names no
  *   owner for is refused as unknown, and without it every such key is
  * @returns {Promise<object>} the configuration, deeply frozen and JSON-serialisable
  * @throws {SvrError} SVR_ERR_CONFIG_READ, SVR_ERR_CONFIG_PARSE, or

@@ -1,6 +1,6 @@
 'use strict'
 
-const { DESCRIPTIONS } = require('../error-descriptions')
+const { DESCRIPTIONS } = require('../pipeline/request/error-descriptions')
 
 const DIGITS = /^\d{3}$/
 // nonStandardCodes statuses that are not answered with an error page.

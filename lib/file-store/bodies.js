@@ -2,7 +2,7 @@
 
 const fs = require('node:fs/promises')
 const { performance } = require('node:perf_hooks')
-const { createTimedCache } = require('./timed-cache')
+const { createTimedCache } = require('../util/timed-cache')
 
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0)
 // Entries at most, whatever their bytes: many empty files cost little each.

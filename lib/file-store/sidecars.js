@@ -2,7 +2,7 @@
 
 const fs = require('node:fs/promises')
 const { CODINGS } = require('../static/compression')
-const { createTimedCache } = require('./timed-cache')
+const { createTimedCache } = require('../util/timed-cache')
 
 /**
  * Precompressed sidecars: `file.br` and `file.gz` beside `file`, used when

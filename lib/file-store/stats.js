@@ -1,7 +1,7 @@
 'use strict'
 
 const fs = require('node:fs/promises')
-const { createTimedCache } = require('./timed-cache')
+const { createTimedCache } = require('../util/timed-cache')
 
 // A path that does not exist, or crosses a file where a directory should
 // be: remembered as absent, like a present file.

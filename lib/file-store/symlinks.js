@@ -2,7 +2,7 @@
 
 const fs = require('node:fs/promises')
 const path = require('node:path')
-const { createTimedCache } = require('./timed-cache')
+const { createTimedCache } = require('../util/timed-cache')
 
 /**
  * The `followSymlinks` policy (SVR.JS followed every link, so a link in the

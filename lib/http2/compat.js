@@ -2,7 +2,7 @@
 
 const http2 = require('node:http2')
 const { countBodyBytes } = require('../logging/access-log')
-const { ignoreSecondWriteHead, headForWrappers } = require('../script/tolerant-response')
+const { ignoreSecondWriteHead, headForWrappers } = require('../pipeline/request/tolerant-response')
 
 // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 §8.2.2) and
 // Node throws when asked to send one. Scripts and mods written for
@@ -23,7 +23,7 @@ class SvrHttp2Request extends http2.Http2ServerRequest {
 
 /**
  * HTTP/2 response that ignores hop-by-hop headers instead of throwing, and
- * a second writeHead as SVR.JS did (lib/script/tolerant-response.js).
+ * a second writeHead as SVR.JS did (lib/pipeline/request/tolerant-response.js).
  */
 class SvrHttp2Response extends http2.Http2ServerResponse {
   setHeader (name, value) {

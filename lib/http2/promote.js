@@ -3,7 +3,7 @@
 const { SvrHttp2Request, Http2Response } = require('./compat')
 const { StreamRequest } = require('./stream-request')
 const { moveExchange } = require('../logging/access-log')
-const { contextOf, moveContext } = require('../context')
+const { contextOf, moveContext } = require('../pipeline/request/context')
 
 const CARRIED_EVENTS = ['finish', 'close']
 

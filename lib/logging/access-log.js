@@ -1,7 +1,7 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { socketAddresses } = require('../util/vhost')
+const { socketAddresses } = require('../hosts/vhost')
 const { newRequestId, acceptableRequestId, HEADER } = require('./request-id')
 
 const kExchange = Symbol('svr.exchange')
@@ -118,7 +118,7 @@ class AccessLog {
 
   /**
    * Log a request that Node's parser refused and that never reached the
-   * pipeline (lib/client-error.js answers it on the raw socket), so scanners
+   * pipeline (lib/worker/client-error.js answers it on the raw socket), so scanners
    * and broken clients show up in the access log and the metrics too. A line
    * that is not "METHOD target HTTP/x.y" (a TLS handshake on the plain port)
    * is logged whole as the method, with an empty target and protocol.

@@ -9,7 +9,7 @@
 class PrimaryCounters {
   constructor () {
     // Why the replaced worker counted, or not, towards its slot's crash loop
-    // (lib/primary.js): it exited before it was ready, within crashLoopWindow
+    // (lib/primary/run-primary.js): it exited before it was ready, within crashLoopWindow
     // after, or after serving longer.
     this.restarts = { boot: 0, early: 0, served: 0 }
     this.reloads = { applied: 0, refused: 0, failed: 0 }

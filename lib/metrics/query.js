@@ -1,7 +1,7 @@
 'use strict'
 
 const { renderMetrics } = require('./primary')
-const { COLLECT_DEADLINE_MS } = require('../cluster-stats')
+const { COLLECT_DEADLINE_MS } = require('./cluster-stats')
 
 // As for the status page: the coordinator gives each worker
 // COLLECT_DEADLINE_MS to answer, the asking worker waits this long.
@@ -10,7 +10,7 @@ const QUERY_TIMEOUT_MS = 2000
 /**
  * The metrics text of the whole server, gathered by the coordinator from
  * every worker (`metrics-query`, and `metrics-collect` to each worker).
- * @param {object} runtime this worker's runtime (lib/runtime.js)
+ * @param {object} runtime this worker's runtime (lib/worker/runtime.js)
  * @returns {Promise<string>}
  * @throws {Error} when the coordinator does not answer in time
  */

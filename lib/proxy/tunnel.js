@@ -16,7 +16,7 @@ const { ProxyExchange, startExchange } = require('./forward')
  * the client's connection carries nothing more (HTTP/1.1: it is closed;
  * HTTP/2: the stream ends with it), as nginx and Caddy do.
  * @param {import('node:http').IncomingMessage} req an 'upgrade' request or an extended CONNECT
- * @param {import('node:http').ServerResponse} res its response (lib/upgrade-response.js for HTTP/1.1)
+ * @param {import('node:http').ServerResponse} res its response (lib/worker/upgrade-response.js for HTTP/1.1)
  * @param {object} ctx
  * @param {import('./routes').Route} route
  * @param {{respond: object, log: object, upstreams: import('./upstreams').ProxyUpstreams}} env

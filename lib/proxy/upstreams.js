@@ -61,7 +61,7 @@ class ProxyUpstreams {
 
   /**
    * Close every pool once its requests are done: the worker is finished,
-   * and an in-process worker's process goes on (lib/in-process-worker.js).
+   * and an in-process worker's process goes on (lib/primary/in-process-launcher.js).
    */
   close () {
     for (const upstream of this.byKey.values()) {

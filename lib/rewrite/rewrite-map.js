@@ -1,8 +1,8 @@
 'use strict'
 
-const { parseRegexString } = require('../config/regex')
-const { isScoped } = require('../util/vhost')
-const { collapseSlashes } = require('../util/collapse-slashes')
+const { parseRegexString } = require('../util/regex')
+const { isScoped } = require('../hosts/vhost')
+const { collapseSlashes } = require('../paths/collapse-slashes')
 
 /**
  * Compile `rewriteMap` once: every regex, host and ip matcher.

@@ -1,6 +1,6 @@
 'use strict'
 
-const { parseRegexString } = require('../config/regex')
+const { parseRegexString } = require('../util/regex')
 
 /**
  * Compile the `cacheControl` rules once at boot.

@@ -5,7 +5,7 @@ const { pipeline } = require('node:stream')
 const { checkPreconditions } = require('./conditional')
 const { statusForFsError } = require('./fs-errors')
 const { strongEtag } = require('./etag')
-const { headForWrappers } = require('../script/tolerant-response')
+const { headForWrappers } = require('../pipeline/request/tolerant-response')
 
 /**
  * Send a file in a content coding: its precompressed sidecar, or the file

@@ -4,7 +4,7 @@ const path = require('node:path')
 const zlib = require('node:zlib')
 const mime = require('mime-types')
 const db = require('mime-db')
-const { parseRegexString } = require('../config/regex')
+const { parseRegexString } = require('../util/regex')
 const { createEncodingNegotiator } = require('./negotiate')
 
 // What the `compressible` package infers for types mime-db says nothing about.

@@ -9,7 +9,7 @@ const { strongEtag } = require('./etag')
 const { statusForFsError } = require('./fs-errors')
 const { StreamResponse } = require('../http2/stream-response')
 const { promote, onBareStream } = require('../http2/promote')
-const { headForWrappers, writeHeadWrapped } = require('../script/tolerant-response')
+const { headForWrappers, writeHeadWrapped } = require('../pipeline/request/tolerant-response')
 
 // send hands its options to fs.createReadStream: big files go in fewer,
 // larger reads and socket writes than the 64 KiB default.

@@ -1,7 +1,7 @@
 'use strict'
 
 const fs = require('node:fs/promises')
-const { createTimedCache } = require('../file-store/timed-cache')
+const { createTimedCache } = require('./timed-cache')
 
 // A directory where a file should be is a mistake to report, not an absence.
 const MISSING = new Set(['ENOENT', 'ENOTDIR'])

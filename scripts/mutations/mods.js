@@ -10,7 +10,7 @@ const COMMANDS = ['test/unit/console.test.js', 'test/ops/console.test.js']
 module.exports = [
   {
     area: 'mods',
-    file: 'lib/script/tolerant-response.js',
+    file: 'lib/pipeline/request/tolerant-response.js',
     what: 'a second writeHead is no longer tolerated by the HTTP/1.1 response class (Node throws ERR_HTTP_HEADERS_SENT)',
     find: '    if (ignoreSecondWriteHead(this, statusCode)) return this\n    return super.writeHead(statusCode, reason, headers)',
     replace: '    return super.writeHead(statusCode, reason, headers)',
@@ -26,7 +26,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/script/tolerant-response.js',
+    file: 'lib/pipeline/request/tolerant-response.js',
     what: 'Node writes the status line of an answer without writeHead past the wrappers, with no fields',
     find: '    if (writeHeadWrapped(this)) headForWrappers(this)\n',
     replace: '    if (false) headForWrappers(this)\n',
@@ -42,7 +42,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/pipeline.js',
+    file: 'lib/pipeline/pipeline.js',
     what: 'the stages after the mods run outside the request scope: a wrapper failing in their callbacks takes the worker down',
     find: 'result = ctx.applicationScope === null ? stage(req, res, ctx) : runInRequestScope(ctx.applicationScope, stage, req, res, ctx)',
     replace: 'result = stage(req, res, ctx)',
@@ -50,7 +50,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/script/tolerant-response.js',
+    file: 'lib/pipeline/request/tolerant-response.js',
     what: 'the wrappers of a failed response are named but not taken off: its error page goes through the wrapper that failed',
     find: '      delete res[name]\n',
     replace: '',
@@ -58,7 +58,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/respond.js',
+    file: 'lib/pipeline/request/respond.js',
     what: 'an error raised after a complete answer destroys the connection (what is still buffered can be lost)',
     find: '  if (!complete) res.destroy()',
     replace: '  res.destroy()',
@@ -74,7 +74,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/mods/probe.js',
+    file: 'lib/application/mods/probe.js',
     what: 'a validator that throws accepts the value',
     find: "    return 'invalid value (the validator threw ' + (err instanceof Error ? err.name + ': ' + err.message : String(err)) + ')'",
     replace: '    return null',
@@ -82,7 +82,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/mods/declarations.js',
+    file: 'lib/application/mods/declarations.js',
     what: 'a mod that never finishes loading holds --check-config, start and reload for ever',
     find: '    const timer = setTimeout(() => settle(null, loadError(loading, \'still loading after \' + timeout + \' ms\')), timeout)',
     replace: '    const timer = null',
@@ -90,7 +90,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/chain/commands.js',
+    file: 'lib/application/commands.js',
     what: 'passCommand does not hand the command on to the next mod that exports it',
     find: '        runAt(index + 1, Array.isArray(nextArgs) ? nextArgs : commandArgs)',
     replace: '        finish()',
@@ -98,7 +98,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/request-scope.js',
+    file: 'lib/pipeline/request/request-scope.js',
     what: 'an exception from a later callback of a mod command takes the worker down',
     find: '  if (request.req === undefined) {\n    request.fail(err)\n    return true\n  }',
     replace: '  if (request.req === undefined) return false',

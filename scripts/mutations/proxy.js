@@ -89,7 +89,7 @@ module.exports = [
   },
   {
     area: 'proxy',
-    file: 'lib/client-error.js',
+    file: 'lib/worker/client-error.js',
     what: 'a client that half-closes mid-body is not noticed: the proxy exchange waits until the upstream gives up, which counts against it',
     find: "if (err.code !== 'HPE_INVALID_EOF_STATE') return false",
     replace: 'return false',

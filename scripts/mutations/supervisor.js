@@ -8,7 +8,7 @@ module.exports = [
   // Rolling reload
   {
     area: 'supervisor',
-    file: 'lib/supervisor.js',
+    file: 'lib/primary/supervisor.js',
     what: 'a worker that crashes while a reload rolls is replaced with the old configuration',
     find: 'slot.worker = this.fork(slot, slot.options || this.options)',
     replace: 'slot.worker = this.fork(slot, this.options)',
@@ -16,7 +16,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/rolling-reload.js',
+    file: 'lib/primary/rolling-reload.js',
     what: 'a slot moved to the new configuration does not remember it, so a crash replacement brings the old one back',
     find: '  slot.options = options\n',
     replace: '\n',
@@ -24,7 +24,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/rolling-reload.js',
+    file: 'lib/primary/rolling-reload.js',
     what: 'the warm-up of a reload waits the old configuration\'s healthReadyDelay',
     find: 'await warmUp(started, options.config.healthReadyDelay)',
     replace: 'await warmUp(started, supervisor.options.config.healthReadyDelay)',
@@ -32,7 +32,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/rolling-reload.js',
+    file: 'lib/primary/rolling-reload.js',
     what: 'a new worker that dies during its warm-up still takes the slot over, and the old one retires: the slot is left empty',
     find: '    worker.once(\'exit\', onExit)\n',
     replace: '\n',
@@ -41,7 +41,7 @@ module.exports = [
   // Listening sockets
   {
     area: 'supervisor',
-    file: 'lib/listen-sockets.js',
+    file: 'lib/primary/listen-sockets.js',
     what: 'an address no configuration names any more is forgotten without closing its socket',
     find: 'if (!used.has(key)) this.closeEntry(key)',
     replace: 'if (!used.has(key)) this.entries.delete(key)',
@@ -49,7 +49,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/rolling-reload.js',
+    file: 'lib/primary/rolling-reload.js',
     what: 'a reload that succeeds keeps the sockets of the addresses it dropped',
     find: '  supervisor.sockets.release(configsInUse(supervisor))\n  await',
     replace: '  await',
@@ -58,7 +58,7 @@ module.exports = [
   // Crash back-off
   {
     area: 'supervisor',
-    file: 'lib/slots.js',
+    file: 'lib/primary/slots.js',
     what: 'the back-off begins with the first early exit, which is no loop yet',
     find: 'if (streak <= 1) return 0',
     replace: 'if (streak < 1) return 0',
@@ -66,7 +66,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/slots.js',
+    file: 'lib/primary/slots.js',
     what: 'an exit before the worker was ready counts as one after serving: no back-off for an application that cannot start',
     find: '  if (!record.ready) return \'boot\'\n',
     replace: '\n',
@@ -74,7 +74,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/supervisor.js',
+    file: 'lib/primary/supervisor.js',
     what: 'a worker that served past crashLoopWindow still counts towards the crash loop',
     find: 'slot.streak = reason === \'served\' ? 0 : slot.streak + 1',
     replace: 'slot.streak = slot.streak + 1',
@@ -82,7 +82,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/supervisor.js',
+    file: 'lib/primary/supervisor.js',
     what: 'with every slot empty, a worker that never got ready is restarted at once: a crash loop burns the CPU',
     find: 'if (delay !== 0 && record.ready && this.slots.every(',
     replace: 'if (delay !== 0 && this.slots.every(',
@@ -90,7 +90,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/supervisor.js',
+    file: 'lib/primary/supervisor.js',
     what: 'the crash loop is reported one exit late',
     find: 'if (slot.streak >= CRASH_LOOP_STREAK)',
     replace: 'if (slot.streak > CRASH_LOOP_STREAK)',

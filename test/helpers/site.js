@@ -1,7 +1,7 @@
 'use strict'
 
 const { schema } = require('../../lib/config/load')
-const { createSiteResolver } = require('../../lib/site')
+const { createSiteResolver } = require('../../lib/pipeline/site')
 
 // The configuration keys the site resolver reads.
 const SITE_KEYS = ['customHeaders', 'customHeadersVHost', 'enableDirectoryListing', 'enableDirectoryListingVHost',

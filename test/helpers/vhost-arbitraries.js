@@ -5,7 +5,7 @@
 // site resolver.
 
 const fc = require('fast-check')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../../lib/util/vhost')
+const { compileHostMatcher, compileLocalIpMatcher } = require('../../lib/hosts/vhost')
 
 const label = fc.constantFrom('a', 'b', 'www', 'example', 'com', '')
 const name = fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.'))

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { createScope } = require('../helpers/scope')
-const { Lifecycle } = require('../../lib/lifecycle')
+const { Lifecycle } = require('../../lib/pipeline/lifecycle')
 
 describe('Lifecycle', () => {
   it('is starting until listening plus the ready delay, then ok, and draining for good once drained', () => {

@@ -16,7 +16,7 @@ function assertComplete (res) {
   assert.equal(Buffer.byteLength(res.body, 'latin1'), Number(res.headers['content-length']), 'body is complete')
 }
 
-/** An answer Node's parser refused, written by lib/client-error.js on the raw socket. */
+/** An answer Node's parser refused, written by lib/worker/client-error.js on the raw socket. */
 function assertRefused (res, status) {
   assert.equal(res.status, status, res.raw.slice(0, 200))
   assert.equal(res.headers.connection, 'close')

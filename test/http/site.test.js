@@ -1,7 +1,7 @@
 'use strict'
 
 // Every vhost-scoped setting of one request comes from the site resolved
-// for its host name and local address (lib/site.js): one server, several
+// for its host name and local address (lib/pipeline/site.js): one server, several
 // hosts, each seeing its own headers, rules, error pages and listing switch.
 
 const { describe, it, before, after } = require('node:test')

@@ -108,7 +108,7 @@ describe('install.sh, uninstall.sh and the init.d script, as root', () => {
     const expect = [
       ['usr/lib/svr', 'root', 'root', 0o755],
       ['usr/lib/svr/svr.js', 'root', 'root', 0o755],
-      ['usr/lib/svr/lib/main.js', 'root', 'root', 0o644],
+      ['usr/lib/svr/lib/primary/main.js', 'root', 'root', 0o644],
       ['usr/lib/svr/node_modules/send/package.json', 'root', 'root', 0o644],
       ['usr/bin/svr', 'root', 'root', 0o755],
       ['etc/svr', 'root', user, 0o750],

@@ -6,7 +6,7 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { compileAddressList, isLocalClient } = require('../../lib/access/address-list')
-const { createStatusAllowCheck } = require('../../lib/stages/status')
+const { createStatusAllowCheck } = require('../../lib/pipeline/stages/status')
 const { loadConfig } = require('../../lib/config/load')
 
 describe('compileAddressList', () => {

@@ -41,7 +41,7 @@ describe('auth rules', () => {
   it('should honour host and ip', () => {
     const entries = [{ scode: 403, url: '/' }, { scode: 401, url: '/', host: '*.example.org', ip: '192.0.2.1' }]
     const rules = compileAuthRules(entries)
-    // The request's site (lib/site.js) says which entries its host and address select.
+    // The request's site (lib/pipeline/site.js) says which entries its host and address select.
     const at = (hostname, localAddress = '127.0.0.1') => ctxFor('/', { site: siteFor({ nonStandardCodes: entries }, hostname, localAddress) })
     assert.equal(findAuthRule(rules, at('www.example.org', '192.0.2.1')), rules[0])
     assert.equal(findAuthRule(rules, at('www.example.org')), null)

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const { spliceCurves, curvesSection, selectDimensions } = require('../../bench/curves')
 const { blacklistEntries, rewriteRules } = require('../../bench/curve-configs')
 const { compileAddressList } = require('../../lib/access/address-list')
-const { parseRegexString } = require('../../lib/config/regex')
+const { parseRegexString } = require('../../lib/util/regex')
 
 const SECTION = '## Cost curves\n\nnew table\n'
 

@@ -3,7 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
-const { parseArgs } = require('../../lib/cli')
+const { parseArgs } = require('../../lib/primary/cli')
 
 const INSTALL = '/opt/svr'
 

@@ -3,7 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const { compileForwarding, clientOf, hopAddress, warnForwardingConfig } = require('../../lib/access/client-address')
-const { createContext } = require('../../lib/context')
+const { createContext } = require('../../lib/pipeline/request/context')
 
 function fakeRequest (peer, xff) {
   const headers = { host: 'example.com' }

@@ -2,10 +2,10 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { Coordinator } = require('../../lib/coordinator')
-const { collectStats } = require('../../lib/cluster-stats')
+const { Coordinator } = require('../../lib/primary/coordinator')
+const { collectStats } = require('../../lib/metrics/cluster-stats')
 const { Peer, NS, inProcessPair } = require('../../lib/ipc')
-const { RequestStats } = require('../../lib/stats')
+const { RequestStats } = require('../../lib/worker/request-stats')
 const { ProxyUpstreams } = require('../../lib/proxy/upstreams')
 
 /** A worker's end as the coordinator sees it: records what it is sent. */

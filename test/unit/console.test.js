@@ -5,8 +5,8 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
-const { runCommand } = require('../../lib/console')
-const { BlockState } = require('../../lib/console/block-state')
+const { runCommand } = require('../../lib/primary/console')
+const { BlockState } = require('../../lib/primary/console/block-state')
 
 const quietLog = { info () {}, warn () {}, error () {} }
 

@@ -4,7 +4,7 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { buildForbiddenPaths, comparablePath, findForbidden, webrootPath } = require('../../lib/access/forbidden-paths')
-const { hasDotSegment } = require('../../lib/stages/forbidden')
+const { hasDotSegment } = require('../../lib/pipeline/stages/forbidden')
 
 // Paths that do not exist, so realpath resolution leaves them alone.
 const INSTALL = path.resolve('/nonexistent-svr-test/opt/svr')

@@ -6,7 +6,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
-const { HostIndex } = require('../../lib/util/host-index')
+const { HostIndex } = require('../../lib/hosts/host-index')
 const { entry, hostname, local, entryFits } = require('../helpers/vhost-arbitraries')
 
 const RUNS = 3000

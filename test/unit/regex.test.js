@@ -3,7 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
-const { parseRegexString } = require('../../lib/config/regex')
+const { parseRegexString } = require('../../lib/util/regex')
 
 describe('parseRegexString(str)', () => {
   describe('with a valid "/pattern/flags" string', () => {

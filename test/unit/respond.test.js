@@ -3,7 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const os = require('node:os')
-const { createResponder, reasonPhrase } = require('../../lib/respond')
+const { createResponder, reasonPhrase } = require('../../lib/pipeline/request/respond')
 
 // Just enough of ServerResponse for the responder.
 class FakeResponse {

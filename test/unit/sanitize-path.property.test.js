@@ -4,7 +4,7 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const fc = require('fast-check')
-const { sanitizePath, fixRawBytes, classifyRewrite } = require('../../lib/util/sanitize-path')
+const { sanitizePath, fixRawBytes, classifyRewrite } = require('../../lib/paths/sanitize-path')
 
 const ROOT = '/srv/www'
 const RUNS = 5000

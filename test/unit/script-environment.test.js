@@ -5,8 +5,8 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
-const { scriptEnvironment, chainedRequire } = require('../../lib/script/environment')
-const { applicationNodePath, workerEnvironment } = require('../../lib/application-environment')
+const { scriptEnvironment, chainedRequire } = require('../../lib/application/script-environment')
+const { applicationNodePath, workerEnvironment } = require('../../lib/application/process-environment')
 
 describe('scriptEnvironment', () => {
   let root = null
@@ -58,12 +58,12 @@ describe('applicationNodePath', () => {
     assert.equal(value[0], '/opt/shared/node_modules')
     assert.equal(value[1], own)
     assert.equal(value.filter((dir) => dir === own).length, 1)
-    assert.ok(value.includes(path.join(__dirname, '..', '..', 'lib', 'node_modules')))
+    assert.ok(value.includes(path.join(__dirname, '..', '..', 'lib', 'application', 'node_modules')))
   })
 
   it('reaches svr\'s node_modules from anywhere when unset', () => {
     const value = applicationNodePath(undefined).split(path.delimiter)
-    assert.equal(value[0], path.join(__dirname, '..', '..', 'lib', 'node_modules'))
+    assert.equal(value[0], path.join(__dirname, '..', '..', 'lib', 'application', 'node_modules'))
     assert.ok(value.includes(path.join(__dirname, '..', '..', 'node_modules')))
   })
 

@@ -8,8 +8,8 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
-const { compileHostMatcher, compileLocalIpMatcher } = require('../../lib/util/vhost')
-const { headerObject } = require('../../lib/custom-headers')
+const { compileHostMatcher, compileLocalIpMatcher } = require('../../lib/hosts/vhost')
+const { headerObject } = require('../../lib/pipeline/request/custom-headers')
 const { sitesFor, siteConfig } = require('../helpers/site')
 const { entry: scope, hostname, local, entryFits: fits } = require('../helpers/vhost-arbitraries')
 

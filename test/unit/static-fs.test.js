@@ -8,7 +8,7 @@ const path = require('node:path')
 const { createSymlinkPolicy, rememberVerdicts } = require('../../lib/file-store/symlinks')
 const { createIndexFinder } = require('../../lib/file-store/index-files')
 const { createCompression } = require('../../lib/static/compression')
-const { createTimedCache } = require('../../lib/file-store/timed-cache')
+const { createTimedCache } = require('../../lib/util/timed-cache')
 
 describe('static file system helpers', () => {
   let dir

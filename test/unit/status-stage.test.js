@@ -2,8 +2,8 @@
 
 const { describe, it, mock } = require('node:test')
 const assert = require('node:assert/strict')
-const { createStatusStage, formatDuration, STATUS_PATH } = require('../../lib/stages/status')
-const { inProcessRuntime } = require('../../lib/coordinator')
+const { createStatusStage, formatDuration, STATUS_PATH } = require('../../lib/pipeline/stages/status')
+const { inProcessRuntime } = require('../../lib/primary/coordinator')
 
 function stage (config = {}) {
   const shared = { serverString: 'svr', mods: [], respond: { sendError: mock.fn() }, runtime: inProcessRuntime({ warn () {} }).runtime }

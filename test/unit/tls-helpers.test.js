@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const { wildcardPattern } = require('../../lib/tls/sni')
 const { withoutHopByHop } = require('../../lib/http2/compat')
 const { http2Settings } = require('../../lib/tls/options')
-const { httpLimitOptions } = require('../../lib/limits')
+const { httpLimitOptions } = require('../../lib/worker/limits')
 const { listeningLines } = require('../../lib/listen')
 
 describe('SNI wildcard patterns', () => {

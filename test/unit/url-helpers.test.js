@@ -2,11 +2,11 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { relativeLocation } = require('../../lib/util/relative-location')
+const { relativeLocation } = require('../../lib/paths/relative-location')
 const { compileRewriteMap, applyRule, collapseSlashes, ruleMatches, statAllows } = require('../../lib/rewrite/rewrite-map')
 const { compilePostfixes } = require('../../lib/rewrite/postfix')
 const { compileWwwRedirect } = require('../../lib/rewrite/www-redirect')
-const { setFixedHeaders, setPathHeaders } = require('../../lib/custom-headers')
+const { setFixedHeaders, setPathHeaders } = require('../../lib/pipeline/request/custom-headers')
 const { sitesFor, siteFor } = require('../helpers/site')
 
 const CTX = { hostname: 'site.test', localAddress: '127.0.0.1' }
@@ -15,7 +15,7 @@ function postfixConfig (entries, prefixes = []) {
   return { wwwrootPostfixesVHost: entries, wwwrootPostfixPrefixesVHost: prefixes }
 }
 
-// A request context with the site (lib/site.js) its host and address get.
+// A request context with the site (lib/pipeline/site.js) its host and address get.
 function siteCtx (config, { hostname, localAddress } = CTX) {
   return { hostname, localAddress, site: siteFor(config, hostname, localAddress) }
 }

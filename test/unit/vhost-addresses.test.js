@@ -2,7 +2,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { normalizeAddress, socketAddresses } = require('../../lib/util/vhost')
+const { normalizeAddress, socketAddresses } = require('../../lib/hosts/vhost')
 
 describe('normalizeAddress', () => {
   it('should unwrap IPv4-mapped IPv6 addresses and keep the rest', () => {

@@ -1,0 +1,30 @@
+'use strict'
+
+const { compileLegacyScript } = require('./compile')
+const { legacyHelpers } = require('./api/legacy-api')
+
+/**
+ * A serverSideScript.js of the SVR.JS form as a chain link.
+ * @param {string} source
+ * @param {string} file real path of the script
+ * @param {{filename: string, dirname: string, require: Function}} env what
+ *   the script sees as `__filename`, `__dirname` and `require`
+ * @param {object} api from createLegacyApi
+ * @returns {{name: string, invoke: (req, res, ctx, next) => void}}
+ */
+function createLegacyScriptLink (source, file, env, api) {
+  const { run } = compileLegacyScript(source, file, env)
+  function invoke (req, res, ctx, next) {
+    const args = api.argumentsFor(req, res, ctx, next)
+    const helpers = legacyHelpers(ctx.hostname, ctx.pathname)
+    // Called when the body ends without `return`: SVR.JS then continues the
+    // chain itself unless the script took that over.
+    function fellThrough (disabled) {
+      if (!disabled) next()
+    }
+    run(...args, helpers.filterHeaders, helpers.checkHostname, helpers.checkHref, false, fellThrough)
+  }
+  return { name: 'serverSideScript.js', invoke }
+}
+
+module.exports = { createLegacyScriptLink }

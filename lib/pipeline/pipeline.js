@@ -1,0 +1,208 @@
+'use strict'
+
+const { createContext } = require('./request/context')
+const { createFileStore } = require('../file-store')
+const { createResponder } = require('./request/respond')
+const { createSiteResolver } = require('./site')
+const { serverString } = require('../version')
+const { createAcmeChallengeStage } = require('./stages/acme-challenge')
+const { createHeadersStage } = require('./stages/headers')
+const { createHealthStage } = require('./stages/health')
+const { createRequestTargetStage } = require('./stages/request-target')
+const { createBlocklistStage } = require('./stages/blocklist')
+const { createSanitizeStage } = require('./stages/sanitize')
+const { createHttpsRedirectStage } = require('./stages/https-redirect')
+const { createRewriteStage } = require('./stages/rewrite')
+const { createPathHeadersStage } = require('./stages/path-headers')
+const { createForbiddenStage } = require('./stages/forbidden')
+const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
+const { createAuthStage } = require('./stages/auth')
+const { createTrailingSlashStage } = require('./stages/trailing-slash')
+const { createProxyStage } = require('./stages/proxy')
+const { createHandlersStage, createProxyHandlersStage } = require('./stages/handlers')
+const { createMethodsStage } = require('./stages/methods')
+const { createStatusStage } = require('./stages/status')
+const { createMetricsStage } = require('./stages/metrics')
+const { createStaticStage } = require('./stages/static')
+const { createListingStage } = require('./stages/listing')
+const { createLinks } = require('../application/links')
+const { commandTable } = require('../application/commands')
+const { createConnectHandler } = require('../application/connect')
+const { Lifecycle } = require('./lifecycle')
+const { promote, onBareStream } = require('../http2/promote')
+const { runInRequestScope } = require('./request/request-scope')
+
+/**
+ * The request pipeline, in SVR.JS 3.x order (docs/pipeline.md). Each entry
+ * is a factory `(options, shared)` that runs once per worker at boot and
+ * returns the per-request handler `(req, res, ctx) => boolean |
+ * Promise<boolean>` (true: the stage has taken charge of the response;
+ * false: pass the request on), or null when the configuration leaves the
+ * stage nothing to do, so that it costs nothing per request.
+ */
+const STAGES = [
+  // Automatic HTTPS's http-01 tokens: no site rule may keep the CA from them.
+  createAcmeChallengeStage,
+  createHeadersStage, // Server and customHeaders first, so every answer carries them
+  createHealthStage, // load balancers' checks never depend on the site's rules
+  createRequestTargetStage,
+  createBlocklistStage, // before sanitizing, as in SVR.JS
+  createSanitizeStage,
+  createHttpsRedirectStage, // only requests on the plain-HTTP server of a secure setup
+  createRewriteStage,
+  createPathHeadersStage, // the URL is final: no later stage changes it
+  createForbiddenStage, // access rules judge the rewritten path
+  createNonStandardCodesStage,
+  // Basic auth (401 entries) before the trailing-slash redirect, so
+  // directory existence is not revealed to strangers.
+  createAuthStage,
+  createTrailingSlashStage,
+  // Proxy routes are protected by every check above and answered before
+  // mods and the script, where a 3.x proxy mod sat.
+  createProxyStage,
+  // Mods and serverSideScript.js run after every access check and before
+  // the built-in handlers, which they may shadow.
+  createHandlersStage,
+  createMethodsStage,
+  createStatusStage,
+  createMetricsStage,
+  createStaticStage,
+  createListingStage
+]
+
+// Absolute-form targets (`GET http://host/x`), when a mod can proxy: the
+// path rules of this site do not apply to another site's URL, the block
+// list does. Without such a mod they take the main pipeline and get 501.
+const PROXY_STAGES = [
+  createBlocklistStage,
+  createHttpsRedirectStage,
+  createAuthStage,
+  createProxyHandlersStage
+]
+
+/**
+ * Per-pipeline services the stages share, and the worker's runtime.
+ * @param {object} options runtime options
+ * @param {import('./runtime').Runtime} runtime
+ */
+function createShared (options, runtime) {
+  const shared = {
+    // What the process holds across reloads: coordinator client, blocklist.
+    runtime,
+    log: runtime.log,
+    serverString: serverString(options.config),
+    // The virtual-host entries, resolved once per request (ctx.site).
+    sites: null,
+    respond: null,
+    // What the worker knows of the webroot's files: stats, index files,
+    // symlink verdicts, sidecars and small bodies (lib/file-store).
+    files: createFileStore(options.config),
+    // Ready, starting or draining: what the health path reports.
+    lifecycle: new Lifecycle(options.config.healthReadyDelay),
+    // The mods and script, loaded once: chain links, and their names (and
+    // versions) for the log and the status page.
+    links: [],
+    mods: []
+  }
+  shared.sites = createSiteResolver(options.config, shared.serverString)
+  shared.respond = createResponder(options, shared)
+  shared.links = createLinks(options, shared)
+  shared.mods = shared.links.map((link) => link.version === undefined ? link.name : link.name + ' ' + link.version)
+  return shared
+}
+
+/**
+ * @param {object} options runtime options
+ * @param {import('./runtime').Runtime} runtime the process's runtime
+ * @returns {{handleRequest: (req, res) => void, sendError: (req, res, status) => void,
+ *   handleConnect: (req, socket, head) => void, mods: string[], commands: Map<string, object[]>,
+ *   lifecycle: Lifecycle, runtime: import('./runtime').Runtime}} commands: the mods' console
+ *   commands (lib/application/commands.js)
+ */
+function createPipeline (options, runtime) {
+  const shared = createShared(options, runtime)
+  const stages = buildStages(STAGES, options, shared)
+  const proxyStages = buildStages(PROXY_STAGES, options, shared)
+  const proxying = shared.links.some((link) => typeof link.proxyRequest === 'function')
+  const setCustomHeaders = createHeadersStage(options, shared)
+  // What the headers stage needs of a request that has no target (an
+  // HTTP/2 CONNECT): only entries for any host and address apply.
+  const noTarget = { site: shared.sites.resolve('', '') }
+  const { stats } = runtime
+  function handleRequest (req, res) {
+    stats.countRequest(res)
+    const ctx = createContext(req, options, shared)
+    if (proxying && isAbsoluteForm(req.url)) {
+      ctx.isProxy = true
+      runStages(proxyStages, 0, req, res, ctx, 501)
+    } else {
+      runStages(stages, 0, req, res, ctx, 404)
+    }
+  }
+  // Answers decided before the pipeline (413 on Content-Length, 417, an
+  // HTTP/2 CONNECT) carry Server and the custom headers like any other.
+  function sendError (req, res, status) {
+    stats.countRequest(res)
+    const ctx = typeof req.url === 'string' ? createContext(req, options, shared) : noTarget
+    setCustomHeaders(req, res, ctx)
+    shared.respond.sendError(req, res, status)
+  }
+  const handleConnect = createConnectHandler(options, shared)
+  const commands = commandTable(shared.links)
+  return { handleRequest, sendError, handleConnect, mods: shared.mods, commands, lifecycle: shared.lifecycle, runtime }
+}
+
+function buildStages (factories, options, shared) {
+  const stages = []
+  for (const create of factories) {
+    const stage = create(options, shared)
+    if (stage !== null) stages.push(stage)
+  }
+  return stages
+}
+
+function isAbsoluteForm (url) {
+  const first = url.charCodeAt(0)
+  return first !== 47 /* / */ && url !== '*'
+}
+
+/**
+ * @param {Function[]} stages
+ * @param {number} start
+ * @param {object} req
+ * @param {object} res
+ * @param {object} ctx
+ * @param {number} unanswered the status when no stage answers: 404, or 501
+ *   for a proxy request no mod took
+ */
+function runStages (stages, start, req, res, ctx, unanswered) {
+  for (let i = start; i < stages.length; i++) {
+    const stage = stages[i]
+    // An HTTP/2 request reaching application code gets Node's objects from
+    // here on; the stages after it answer through them too.
+    if (stage.needsNodeObjects === true && onBareStream(req)) ({ req, res } = promote(req, res))
+    let result
+    try {
+      result = ctx.applicationScope === null ? stage(req, res, ctx) : runInRequestScope(ctx.applicationScope, stage, req, res, ctx)
+    } catch (err) {
+      fail(req, res, ctx, err)
+      return
+    }
+    if (result === true) return
+    if (result !== false && result !== undefined && typeof result.then === 'function') {
+      result.then(
+        (done) => { if (done !== true) runStages(stages, i + 1, req, res, ctx, unanswered) },
+        (err) => fail(req, res, ctx, err)
+      )
+      return
+    }
+  }
+  ctx.shared.respond.sendError(req, res, unanswered)
+}
+
+function fail (req, res, ctx, err) {
+  ctx.shared.log.error('request ' + ctx.requestId + ': ' + req.method + ' ' + ctx.originalUrl + ' failed:', err)
+  ctx.shared.respond.sendError(req, res, 500, { error: err })
+}
+
+module.exports = { createPipeline, STAGES, PROXY_STAGES }

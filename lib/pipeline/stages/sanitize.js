@@ -1,0 +1,52 @@
+'use strict'
+
+const { toFsPath } = require('../request/context')
+const { sanitizePath, fixRawBytes, decodePath } = require('../../paths/sanitize-path')
+const { relativeLocation } = require('../../paths/relative-location')
+
+/**
+ * Normalise the request path as SVR.JS 3.x did: decode what is safe to
+ * decode, resolve dot segments, collapse slashes, strip trailing dots.
+ * A path that changes is served under its clean form (`rewriteDirtyURLs`)
+ * or redirected to it with a relative 301. Malformed escapes and invalid
+ * UTF-8 are answered 400. Sets ctx.pathname, decodedPath, fsPath, search
+ * and origHref for every later stage.
+ * @param {object} options runtime options
+ * @param {object} shared per-worker services
+ * @returns {(req, res, ctx) => boolean}
+ */
+function createSanitizeStage (options, shared) {
+  const { config } = options
+  const root = config.wwwroot
+  const allowDoubleSlashes = config.allowDoubleSlashes
+  const rewriteDirty = config.rewriteDirtyURLs
+  const { respond } = shared
+
+  return function sanitize (req, res, ctx) {
+    const url = fixRawBytes(req.url)
+    const query = url.indexOf('?')
+    const path = query === -1 ? url : url.slice(0, query)
+    const search = query === -1 ? '' : url.slice(query)
+    const clean = sanitizePath(path, allowDoubleSlashes)
+    const decoded = clean === null ? null : decodePath(clean)
+    if (decoded === null) {
+      respond.sendError(req, res, 400)
+      return true
+    }
+    ctx.pathname = clean
+    ctx.search = search
+    ctx.decodedPath = decoded
+    ctx.fsPath = toFsPath(root, decoded)
+    ctx.origHref = clean
+    if (clean !== path && !rewriteDirty) {
+      respond.redirect(req, res, relativeLocation(clean, search), 301)
+      return true
+    }
+    // Only byte fixes (latin-1, hex case) or a dirty path served as clean:
+    // later stages, mods and scripts see the clean URL.
+    if (clean !== path || url !== req.url) req.url = clean + search
+    return false
+  }
+}
+
+module.exports = { createSanitizeStage }

@@ -1,0 +1,86 @@
+'use strict'
+
+const { serve, inProcessPair } = require('../ipc')
+const { Runtime } = require('../worker/runtime')
+const { LogFiles } = require('../logging')
+const { statsServices } = require('../metrics/cluster-stats')
+const { metricsServices } = require('../metrics/query')
+const { throttleServices } = require('../auth/cluster-throttle')
+const { PrimaryCounters } = require('../metrics/primary')
+const { CertificateManager } = require('../acme/manager')
+const { tlsSessionServices } = require('../tls/session-cache')
+const { proxyHealthServices } = require('../proxy/health-service')
+
+/**
+ * What the workers share: the services the primary answers for all of
+ * them (with --single-threaded, for its in-process worker), over
+ * whichever channel connects it to a worker (lib/ipc.js). A service neither
+ * knows nor asks which mode it runs in.
+ */
+class Coordinator {
+  /**
+   * @param {{warn: Function}} log
+   * @param {() => Array<{slot: number|null, pid: number|null, peer: import('./ipc').Peer|null}>} targets
+   *   every worker slot; `peer` null for a slot without a ready worker
+   * @param {PrimaryCounters} [counters] the Supervisor's restart and reload counters, which it reports
+   */
+  constructor (log, targets, counters = new PrimaryCounters()) {
+    this.log = log
+    this.targets = targets
+    this.counters = counters
+    // Automatic HTTPS: certificates for the workers, answers to challenges.
+    this.acme = new CertificateManager(this)
+    // The one table of cluster-wide services: act -> service(msg, from).
+    this.services = {
+      ...throttleServices(this),
+      ...statsServices(this),
+      ...metricsServices(this),
+      ...this.acme.services(),
+      ...tlsSessionServices(this),
+      ...proxyHealthServices(this)
+    }
+    this.table = serve(this.services)
+  }
+
+  /**
+   * Take the configuration in use (at start and after every reload): the
+   * services that depend on it (automatic HTTPS) follow it.
+   * @param {object} options runtime options
+   */
+  configure (options) {
+    this.acme.configure(options)
+  }
+
+  /**
+   * Ask every worker the same question at once.
+   * @param {string} act
+   * @param {number} timeout ms each worker gets to answer
+   * @returns {Promise<Array<{slot: number|null, pid: number|null, stats: *}>>}
+   *   one row per slot, `stats` null for a worker that did not answer
+   */
+  askEvery (act, timeout) {
+    return Promise.all(this.targets().map(({ slot, pid, peer }) => peer === null
+      ? { slot, pid, stats: null }
+      : peer.request(act, {}, { timeout }).then((stats) => ({ slot, pid, stats }), () => ({ slot, pid, stats: null }))))
+  }
+}
+
+/**
+ * The coordinator and one worker runtime in this process, joined by the
+ * in-process channel, without servers (unit tests of stages and services).
+ * @param {object} log
+ * @returns {{runtime: Runtime, coordinator: Coordinator, worker: import('./ipc').Peer}}
+ *   worker: the coordinator's end of the channel to the runtime
+ */
+function inProcessRuntime (log) {
+  const logs = new LogFiles()
+  let workerTable = null
+  let coordinator = null
+  const pair = inProcessPair(() => coordinator.table, () => workerTable)
+  coordinator = new Coordinator(log, () => [{ slot: null, pid: process.pid, peer: pair.a }])
+  const runtime = new Runtime({ log, logs, slot: null, coordinator: pair.b })
+  workerTable = serve(runtime.services())
+  return { runtime, coordinator, worker: pair.a }
+}
+
+module.exports = { Coordinator, inProcessRuntime }

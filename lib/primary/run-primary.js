@@ -1,0 +1,34 @@
+'use strict'
+
+const { Supervisor } = require('./supervisor')
+const { BlockState } = require('./console/block-state')
+const { startConsole } = require('./console')
+const { consoleActions } = require('./console/actions')
+
+/**
+ * Run the primary: its Supervisor, the signals and the console that drive
+ * it, and the console blocks it hands to every worker. A cluster and
+ * --single-threaded differ only in the launcher.
+ * @param {object} options runtime options with the validated config
+ * @param {object} args parsed command line
+ * @param {{log: object, logs: import('./logging').LogFiles}} output the primary's logger and its log files
+ * @param {{mods: object[], remove: Function}} prepared the mods made ready by prepareMods
+ * @param {object} launcher a ClusterLauncher (lib/primary/cluster-launcher.js) or an
+ *   InProcessLauncher (lib/primary/in-process-launcher.js)
+ * @returns {Promise<Supervisor>}
+ */
+async function runPrimary (options, args, output, prepared, launcher) {
+  const { log } = output
+  const supervisor = new Supervisor(options, args, output, prepared, launcher)
+  process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
+  process.on('SIGINT', () => supervisor.stop('SIGINT'))
+  process.on('SIGHUP', () => { supervisor.reload() })
+  process.on('SIGUSR1', () => supervisor.reopenLogs())
+  const blocks = new BlockState(options, (entries) => supervisor.setBlocked(entries), log)
+  supervisor.blocked = (await blocks.load()).slice()
+  await supervisor.start()
+  startConsole(consoleActions(supervisor, blocks))
+  return supervisor
+}
+
+module.exports = { runPrimary }
