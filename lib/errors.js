@@ -67,4 +67,16 @@ function readFailure (err) {
   return READ_REASONS[err.code] || err.message
 }
 
-module.exports = { CODES, SvrError, svrError, readFailure }
+/**
+ * @param {string} file
+ * @param {string[]} problems "<JSON pointer>: <message>" lines
+ * @returns {SvrError} SVR_ERR_CONFIG_INVALID
+ */
+function invalidConfig (file, problems) {
+  const err = svrError('SVR_ERR_CONFIG_INVALID', [file])
+  err.file = file
+  err.problems = problems
+  return err
+}
+
+module.exports = { CODES, SvrError, svrError, readFailure, invalidConfig }

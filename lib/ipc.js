@@ -44,8 +44,9 @@ function dispatch (table, msg, ...extra) {
  */
 class Peer {
   /**
-   * @param {(msg: object) => boolean} send delivers a message to the other
-   *   end; false when that end is gone
+   * @param {(msg: object, handle?: object) => boolean} send delivers a
+   *   message (with a socket handle, where the channel carries one) to the
+   *   other end; false when that end is gone
    */
   constructor (send) {
     this.send = send
@@ -81,10 +82,11 @@ class Peer {
    * Send without waiting for an answer.
    * @param {string} act
    * @param {object} [fields]
+   * @param {object} [handle] a listening socket's handle, sent with the message
    * @returns {boolean} whether the other end was there to take it
    */
-  notify (act, fields) {
-    return this.send(message(act, fields))
+  notify (act, fields, handle) {
+    return this.send(message(act, fields), handle)
   }
 
   /**
@@ -144,9 +146,9 @@ function primaryPeer (channel = process) {
  * @returns {Peer}
  */
 function workerPeer (worker) {
-  return new Peer((msg) => {
+  return new Peer((msg, handle) => {
     if (!worker.isConnected()) return false
-    worker.send(msg)
+    worker.send(msg, handle)
     return true
   })
 }

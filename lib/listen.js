@@ -2,11 +2,13 @@
 
 const fs = require('node:fs/promises')
 const net = require('node:net')
+const path = require('node:path')
 const { svrError } = require('./errors')
 
 const BRACKETED = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/
 const HOST_PORT = /^([^:[\]/\\]+):(\d{1,5})$/
 const DIGITS = /^\d{1,5}$/
+const HOST_PORT_LIKE = /^(\[[^\]]*\]|[^/\\:[\]]+):(\d+)$/
 
 /**
  * Turn a `port`/`sport` value (number, "8080", "ip:port", "[v6]:port" or a
@@ -152,4 +154,34 @@ function whenListening (server, start) {
   })
 }
 
-module.exports = { whenListening, parseListenSpec, describeSpec, formatAddress, listeningLines, explainListenError, listenError, removeStaleSocket, removeStaleSockets }
+// What parseListenSpec would take as a port must be in range, and
+// what it would take as a socket path must not be a mistyped address.
+function listenProblem (value) {
+  const forms = 'must be a port, "ip:port", "[v6]:port" or a socket path'
+  if (value === '') return forms + ', not empty'
+  const spec = parseListenSpec(value)
+  if (spec.path === undefined) return spec.port <= 65535 ? null : 'port ' + spec.port + ' is out of range (0-65535)'
+  if (!value.includes('/') && net.isIP(value) !== 0) return 'an IP address needs a port: "ip:port" or "[v6]:port"'
+  const match = HOST_PORT_LIKE.exec(value)
+  if (match === null) return null
+  const host = match[1].startsWith('[') ? match[1].slice(1, -1) : match[1]
+  if (net.isIP(host) === 0) return forms + ': ' + JSON.stringify(host) + ' is not an IP address (host names are not resolved)'
+  if (Number(match[2]) > 65535) return 'port ' + match[2] + ' is out of range (0-65535)'
+  return forms + ': write IPv4 as "ip:port" and IPv6 as "[v6]:port", without a zone'
+}
+
+function resolveSocketPath (value, configDir) {
+  if (typeof value !== 'string' || parseListenSpec(value).path === undefined) return value
+  return path.resolve(configDir, value)
+}
+
+// `port` and `sport` to the configuration loader (lib/config/load.js).
+const listenConfig = {
+  keywords: { svrListen: listenProblem },
+  resolve (config, configDir) {
+    config.port = resolveSocketPath(config.port, configDir)
+    config.sport = resolveSocketPath(config.sport, configDir)
+  }
+}
+
+module.exports = { listenConfig, whenListening, parseListenSpec, describeSpec, formatAddress, listeningLines, explainListenError, listenError, removeStaleSocket, removeStaleSockets }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { currentRequest } = require('./pipeline/request/request-scope')
+const { currentRequest } = require('./application/request-scope')
 
 /**
  * Process-level event log: one line per event on stdout (info) or stderr

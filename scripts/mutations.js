@@ -270,10 +270,10 @@ module.exports = [
   // Reload
   {
     area: 'reload',
-    file: 'lib/primary/rolling-reload.js',
+    file: 'lib/primary/worker-slots.js',
     what: 'a reload retires the old worker before its replacement is ready',
-    find: '  const fresh = supervisor.fork(slot, options)\n',
-    replace: '  if (slot.worker !== null) retire(supervisor, slot.worker)\n  const fresh = supervisor.fork(slot, options)\n',
+    find: '    const fresh = this.fork(slot, options)\n',
+    replace: '    if (slot.worker !== null) this.retire(slot.worker)\n    const fresh = this.fork(slot, options)\n',
     tests: [...LIFECYCLE, ...SINGLE]
   },
   {
@@ -290,5 +290,6 @@ module.exports = [
   require('./mutations/supervisor'),
   require('./mutations/http2-logging'),
   require('./mutations/indexes'),
-  require('./mutations/mods')
+  require('./mutations/mods'),
+  require('./mutations/architecture')
 )

@@ -2,9 +2,6 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { modsDir } = require('../application/mods/prepare')
-const { scriptPath } = require('../application/locate')
-const { tempDir } = require('../application/server-root')
 const { collapseAllSlashes } = require('../paths/collapse-slashes')
 
 const CONFIG = 'access to the configuration file or certificates is denied'
@@ -45,10 +42,12 @@ const BACKUP_NAMES = [
  * file system (macOS, Windows, some mounts) serves `/CONFIG.JSON` from
  * `config.json`.
  * @param {{config: object, configFile: string, installDir: string}} options
+ * @param {{script: string, mods: string, temp: string}} code where application
+ *   code is found and keeps its files (codeLocations of lib/application/locate.js)
  * @returns {{files: Map<string, string>, dirs: Map<string, string>}}
  *   webroot-relative path (lower-case, no trailing slash) -> reason
  */
-function buildForbiddenPaths (options) {
+function buildForbiddenPaths (options, code) {
   const { config, configFile, installDir } = options
   const table = { files: new Map(), dirs: new Map(), roots: variants(config.wwwroot) }
   const configDir = path.dirname(configFile)
@@ -64,7 +63,7 @@ function buildForbiddenPaths (options) {
     addFile(table, config.sni[name].key, CONFIG)
   }
   // Scripts keep their files in the server root's temp/, and 3.x mods are unpacked there.
-  addDir(table, tempDir(options), TEMP)
+  addDir(table, code.temp, TEMP)
   addDir(table, path.join(installDir, 'temp'), TEMP)
   addDir(table, path.join(installDir, 'log'), LOG)
   if (config.disableServerSideScriptExpose || !config.exposeServerVersion) {
@@ -74,12 +73,11 @@ function buildForbiddenPaths (options) {
     addDir(table, path.join(installDir, 'lib'), SOURCES)
   }
   if (config.disableServerSideScriptExpose) {
-    const script = scriptPath(options)
-    addFile(table, script, SOURCES)
+    addFile(table, code.script, SOURCES)
     for (const dir of [installDir, configDir, config.wwwroot]) addFile(table, path.join(dir, 'serverSideScript.js'), SOURCES)
-    addDir(table, modsDir(options), SOURCES)
+    addDir(table, code.mods, SOURCES)
     addDir(table, path.join(installDir, 'mods'), SOURCES)
-    for (const dir of [installDir, configDir, path.dirname(script)]) addDir(table, path.join(dir, 'node_modules'), SOURCES)
+    for (const dir of [installDir, configDir, path.dirname(code.script)]) addDir(table, path.join(dir, 'node_modules'), SOURCES)
   }
   return { files: table.files, dirs: table.dirs }
 }

@@ -100,6 +100,14 @@ class AcmeClient {
     })
     return { cert: String(cert), key: String(key) }
   }
+
+  /**
+   * @param {Error} err from an order
+   * @returns {string} what went wrong, in the CA's words when it gave some
+   */
+  describeFailure (err) {
+    return caError(err)
+  }
 }
 
 /**
@@ -126,6 +134,13 @@ async function configureHttp (caBundle, onNetworkError) {
   }
   const extra = await fs.readFile(caBundle, 'utf8')
   acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, extra] })
+}
+
+// The CA's problem document says what went wrong; other errors (the CA
+// unreachable) have only their message. Neither carries a key.
+function caError (err) {
+  const detail = err.response && err.response.data && err.response.data.detail
+  return typeof detail === 'string' ? detail : err.message
 }
 
 module.exports = { AcmeClient }

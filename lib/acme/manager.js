@@ -5,16 +5,13 @@ const os = require('node:os')
 const { AcmeStorage, certificateDates } = require('./storage')
 const { OrderLock } = require('./lock')
 const { svrError } = require('../errors')
+const { renewalTime, jittered, DAY_MS } = require('./renewal')
+const { acmeMetricSeries } = require('./metrics')
 
-const DAY_MS = 24 * 60 * 60 * 1000
 // Even with nothing due, every name is checked this often: a certificate
 // that another instance renewed in the shared storage is picked up, and a
 // clock that jumped does not leave a renewal waiting for a far timer.
 const CHECK_INTERVAL_MS = 12 * 60 * 60 * 1000
-// Checks are spread over up to this share of their delay (at most an
-// hour), so that a fleet restarted at once does not renew at once.
-const JITTER_SHARE = 0.1
-const JITTER_MAX_MS = 60 * 60 * 1000
 const BACKOFF_MAX_MS = DAY_MS
 // How long an order lock lasts unless its holder refreshes it, and how
 // often an instance that found it held looks again.
@@ -207,7 +204,7 @@ class CertificateManager {
   failed (name, state, err, renewing) {
     this.counts.failed++
     state.failures++
-    state.lastError = caError(err)
+    state.lastError = this.client.describeFailure(err)
     const delay = Math.min(this.acme.retryDelay * 2 ** (state.failures - 1), BACKOFF_MAX_MS)
     this.log.error(svrError('SVR_ERR_ACME_ORDER', [name, state.failures, state.lastError]).message +
       '; retrying in ' + Math.round(delay / 1000) + ' s' + (renewing ? '; the current certificate keeps serving' : ''))
@@ -272,30 +269,7 @@ class CertificateManager {
    * @returns {object[]} svr_acme_* series in prom-client's JSON form
    */
   metrics () {
-    const rows = this.summary()
-    return [
-      {
-        name: 'svr_acme_certificate_expiry_timestamp_seconds',
-        help: 'When the certificate automatic HTTPS serves for a name expires (Unix time); 0 while it has none.',
-        type: 'gauge',
-        aggregator: 'max',
-        values: rows.map((row) => ({ labels: { name: row.name }, value: row.notAfter === null ? 0 : Math.floor(row.notAfter / 1000) }))
-      },
-      {
-        name: 'svr_acme_orders_total',
-        help: 'Certificate orders by result: issued, or failed (each failed attempt counts).',
-        type: 'counter',
-        aggregator: 'sum',
-        values: Object.keys(this.counts).map((result) => ({ labels: { result }, value: this.counts[result] }))
-      },
-      {
-        name: 'svr_acme_failures',
-        help: 'Failed orders in a row for a name (0 after a success).',
-        type: 'gauge',
-        aggregator: 'max',
-        values: rows.map((row) => ({ labels: { name: row.name }, value: row.failures }))
-      }
-    ]
+    return acmeMetricSeries(this.summary(), this.counts)
   }
 
   /**
@@ -321,26 +295,4 @@ class CertificateManager {
   }
 }
 
-/**
- * @param {{notBefore: number, notAfter: number}} certificate
- * @param {number|null} renewBeforeDays null: when a third of the lifetime is left
- * @returns {number} when to renew it, ms since the epoch
- */
-function renewalTime ({ notBefore, notAfter }, renewBeforeDays) {
-  const margin = renewBeforeDays === null ? (notAfter - notBefore) / 3 : renewBeforeDays * DAY_MS
-  return notAfter - margin
-}
-
-function jittered (delay) {
-  const spread = Math.min(Math.max(delay, 0) * JITTER_SHARE, JITTER_MAX_MS)
-  return Math.max(0, Math.floor(delay - Math.random() * spread))
-}
-
-// The CA's problem document says what went wrong; other errors (the CA
-// unreachable) have only their message. Neither carries a key.
-function caError (err) {
-  const detail = err.response && err.response.data && err.response.data.detail
-  return typeof detail === 'string' ? detail : err.message
-}
-
-module.exports = { CertificateManager, renewalTime }
+module.exports = { CertificateManager }

@@ -1,7 +1,7 @@
 'use strict'
 
 const net = require('node:net')
-const { hostPart } = require('../tls/sni')
+const { hostPart } = require('../hosts/server-names')
 
 // A DNS label: letters, digits and inner hyphens, at most 63 characters.
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/

@@ -4,7 +4,7 @@ const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
 const path = require('node:path')
 const tls = require('node:tls')
-const { invalidConfig } = require('../config/load')
+const { invalidConfig } = require('../errors')
 
 // Private keys and the account are readable by the service user only; the
 // directories keep others from even listing the names.

@@ -1,6 +1,6 @@
 'use strict'
 
-const { runInRequestScope } = require('../pipeline/request/request-scope')
+const { runInRequestScope } = require('./request-scope')
 
 // How long a worker collects a command's output before it answers with
 // what it has; what the command says later goes to the worker's log.

@@ -1,6 +1,6 @@
 'use strict'
 
-const { runInRequestScope, runOutsideRequestScope } = require('../pipeline/request/request-scope')
+const { runInRequestScope, runOutsideRequestScope } = require('./request-scope')
 
 /**
  * Run a request through a chain of links, as SVR.JS chains mods and the
@@ -55,11 +55,11 @@ function createChainRunner (links, method, shared) {
   }
 
   function fail (err, link, chain, continued) {
-    const { req, res, ctx } = chain
+    const { req, ctx } = chain
     shared.log.error(link.name + ' failed on ' + req.method + ' ' + ctx.originalUrl + ':', err)
     // Once the request has moved on, another stage owns the response.
     if (continued) return
-    shared.respond.sendError(req, res, 500, { error: err })
+    shared.respond.sendError(ctx, 500, { error: err })
   }
 }
 

@@ -2,7 +2,7 @@
 
 const path = require('node:path')
 const { createRequire } = require('node:module')
-const { tempDir } = require('./server-root')
+const { tempDir } = require('../config/server-root')
 
 // The name SVR.JS gave the copy of the script it wrote into temp/.
 const SCRIPT_NAME = 'serverSideScript.js'

@@ -1,6 +1,6 @@
 'use strict'
 
-const { DESCRIPTIONS } = require('../pipeline/request/error-descriptions')
+const { DESCRIPTIONS } = require('../error-pages/descriptions')
 
 const DIGITS = /^\d{3}$/
 // nonStandardCodes statuses that are not answered with an error page.

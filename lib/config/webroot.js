@@ -1,7 +1,7 @@
 'use strict'
 
 const fs = require('node:fs/promises')
-const { invalidConfig } = require('./load')
+const { invalidConfig } = require('../errors')
 
 /**
  * Refuse a configuration whose webroot cannot be served: svr enters it as

@@ -1,7 +1,7 @@
 'use strict'
 
 const http2 = require('node:http2')
-const { countBodyBytes } = require('../logging/access-log')
+const { countBodyBytes } = require('../pipeline/request/response-bytes')
 const { ignoreSecondWriteHead, headForWrappers } = require('../pipeline/request/tolerant-response')
 
 // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 §8.2.2) and

@@ -2,8 +2,7 @@
 
 const { SvrHttp2Request, Http2Response } = require('./compat')
 const { StreamRequest } = require('./stream-request')
-const { moveExchange } = require('../logging/access-log')
-const { contextOf, moveContext } = require('../pipeline/request/context')
+const { contextOfResponse } = require('../pipeline/request/context')
 
 const CARRIED_EVENTS = ['finish', 'close']
 
@@ -13,7 +12,7 @@ const CARRIED_EVENTS = ['finish', 'close']
  * pipeline reaches code that needs them (scripts, mods, a body streamed
  * through an encoder), once per request. They carry on where the stream
  * objects stopped: the status and headers set so far, the request's
- * context, its access-log exchange and the 'finish' and 'close' listeners
+ * context and the 'finish' and 'close' listeners
  * (request counters, access log). The body has not been read, so the
  * request stream still holds all of it.
  * @param {StreamRequest} req
@@ -26,9 +25,8 @@ function promote (req, res) {
   const nextRes = new Http2Response(req.stream)
   nextRes.statusCode = res.statusCode
   for (const name of Object.keys(res.headers)) nextRes.setHeader(name, res.headers[name])
-  const ctx = contextOf(req)
-  if (ctx !== null) moveContext(nextReq, ctx)
-  moveExchange(req, res, nextReq, nextRes)
+  const ctx = contextOfResponse(res)
+  if (ctx !== null) ctx.moveTo(nextReq, nextRes)
   res.promoted = true
   for (const event of CARRIED_EVENTS) {
     for (const listener of res.rawListeners(event)) nextRes.on(event, listener)

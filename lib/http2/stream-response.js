@@ -3,7 +3,7 @@
 const { EventEmitter } = require('node:events')
 const { validateHeaderName, validateHeaderValue } = require('node:http')
 const { isHopByHop, sendsLength, bodyLength } = require('./compat')
-const { countSentBytes } = require('../logging/access-log')
+const { countSentBytes } = require('../pipeline/request/response-bytes')
 
 const kResponse = Symbol('svr.http2.response')
 const NO_ERROR = 0

@@ -7,11 +7,11 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 /**
  * One finished request, as the access log sees it.
  * @typedef {object} AccessEntry
- * @property {string} address client address
- * @property {string|null} user Basic-auth user name
+ * @property {string} clientAddress client address
+ * @property {string|null} authUser Basic-auth user name
  * @property {number} time when the request arrived, ms since the epoch
  * @property {string} method
- * @property {string} target the request target as received
+ * @property {string} originalUrl the request target as received
  * @property {string} protocol e.g. "HTTP/1.1"
  * @property {number} status
  * @property {number} bytes body bytes sent
@@ -78,8 +78,8 @@ function quoted (value) {
  * @returns {string} one line, with its newline
  */
 function formatCombined (entry) {
-  return escapeBareLogValue(entry.address || '-') + ' - ' +
-    (entry.user === null || entry.user === '' ? '-' : escapeBareLogValue(entry.user)) +
+  return escapeBareLogValue(entry.clientAddress || '-') + ' - ' +
+    (entry.authUser === null || entry.authUser === '' ? '-' : escapeBareLogValue(entry.authUser)) +
     ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
     entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
     quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) + upstreamFields(entry) +
@@ -105,7 +105,7 @@ function upstreamSeconds (ms) {
 function requestLine (entry) {
   // A line the parser could not split (see AccessLog#logRejected) is kept whole.
   if (entry.protocol === '') return escapeLogValue(entry.method)
-  return escapeLogValue(entry.method) + ' ' + escapeLogValue(entry.target) + ' ' + escapeLogValue(entry.protocol)
+  return escapeLogValue(entry.method) + ' ' + escapeLogValue(entry.originalUrl) + ' ' + escapeLogValue(entry.protocol)
 }
 
 /**
@@ -118,10 +118,10 @@ function requestLine (entry) {
 function formatJson (entry) {
   const fields = {
     time: isoTime(entry.time),
-    address: entry.address,
-    user: entry.user === null ? null : received(entry.user),
+    address: entry.clientAddress,
+    user: entry.authUser === null ? null : received(entry.authUser),
     method: entry.method,
-    target: received(entry.target),
+    target: received(entry.originalUrl),
     protocol: entry.protocol,
     status: entry.status,
     bytes: entry.bytes,

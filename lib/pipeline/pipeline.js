@@ -27,10 +27,10 @@ const { createStaticStage } = require('./stages/static')
 const { createListingStage } = require('./stages/listing')
 const { createLinks } = require('../application/links')
 const { commandTable } = require('../application/commands')
-const { createConnectHandler } = require('../application/connect')
+const { createConnectHandler } = require('./connect')
 const { Lifecycle } = require('./lifecycle')
 const { promote, onBareStream } = require('../http2/promote')
-const { runInRequestScope } = require('./request/request-scope')
+const { runInRequestScope } = require('../application/request-scope')
 
 /**
  * The request pipeline, in SVR.JS 3.x order (docs/pipeline.md). Each entry
@@ -90,6 +90,8 @@ function createShared (options, runtime) {
     // What the process holds across reloads: coordinator client, blocklist.
     runtime,
     log: runtime.log,
+    // Reports every request once its response is over (the access log and the metrics).
+    accessLog: runtime.accessLog,
     serverString: serverString(options.config),
     // The virtual-host entries, resolved once per request (ctx.site).
     sites: null,
@@ -125,13 +127,13 @@ function createPipeline (options, runtime) {
   const proxyStages = buildStages(PROXY_STAGES, options, shared)
   const proxying = shared.links.some((link) => typeof link.proxyRequest === 'function')
   const setCustomHeaders = createHeadersStage(options, shared)
-  // What the headers stage needs of a request that has no target (an
-  // HTTP/2 CONNECT): only entries for any host and address apply.
-  const noTarget = { site: shared.sites.resolve('', '') }
   const { stats } = runtime
+  // A request arrives: its context is made here, once, and goes through
+  // the stages to respond and, when the response is over, to the access log.
   function handleRequest (req, res) {
     stats.countRequest(res)
-    const ctx = createContext(req, options, shared)
+    const ctx = createContext(req, res, options, shared)
+    ctx.inPipeline = true
     if (proxying && isAbsoluteForm(req.url)) {
       ctx.isProxy = true
       runStages(proxyStages, 0, req, res, ctx, 501)
@@ -143,9 +145,9 @@ function createPipeline (options, runtime) {
   // HTTP/2 CONNECT) carry Server and the custom headers like any other.
   function sendError (req, res, status) {
     stats.countRequest(res)
-    const ctx = typeof req.url === 'string' ? createContext(req, options, shared) : noTarget
+    const ctx = createContext(req, res, options, shared)
     setCustomHeaders(req, res, ctx)
-    shared.respond.sendError(req, res, status)
+    shared.respond.sendError(ctx, status)
   }
   const handleConnect = createConnectHandler(options, shared)
   const commands = commandTable(shared.links)
@@ -179,7 +181,7 @@ function runStages (stages, start, req, res, ctx, unanswered) {
   for (let i = start; i < stages.length; i++) {
     const stage = stages[i]
     // An HTTP/2 request reaching application code gets Node's objects from
-    // here on; the stages after it answer through them too.
+    // here on; the stages after it (and its context) answer through them too.
     if (stage.needsNodeObjects === true && onBareStream(req)) ({ req, res } = promote(req, res))
     let result
     try {
@@ -197,12 +199,12 @@ function runStages (stages, start, req, res, ctx, unanswered) {
       return
     }
   }
-  ctx.shared.respond.sendError(req, res, unanswered)
+  ctx.shared.respond.sendError(ctx, unanswered)
 }
 
 function fail (req, res, ctx, err) {
   ctx.shared.log.error('request ' + ctx.requestId + ': ' + req.method + ' ' + ctx.originalUrl + ' failed:', err)
-  ctx.shared.respond.sendError(req, res, 500, { error: err })
+  ctx.shared.respond.sendError(ctx, 500, { error: err })
 }
 
 module.exports = { createPipeline, STAGES, PROXY_STAGES }

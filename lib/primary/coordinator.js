@@ -1,8 +1,6 @@
 'use strict'
 
-const { serve, inProcessPair } = require('../ipc')
-const { Runtime } = require('../worker/runtime')
-const { LogFiles } = require('../logging')
+const { serve } = require('../ipc')
 const { statsServices } = require('../metrics/cluster-stats')
 const { metricsServices } = require('../metrics/query')
 const { throttleServices } = require('../auth/cluster-throttle')
@@ -65,22 +63,4 @@ class Coordinator {
   }
 }
 
-/**
- * The coordinator and one worker runtime in this process, joined by the
- * in-process channel, without servers (unit tests of stages and services).
- * @param {object} log
- * @returns {{runtime: Runtime, coordinator: Coordinator, worker: import('./ipc').Peer}}
- *   worker: the coordinator's end of the channel to the runtime
- */
-function inProcessRuntime (log) {
-  const logs = new LogFiles()
-  let workerTable = null
-  let coordinator = null
-  const pair = inProcessPair(() => coordinator.table, () => workerTable)
-  coordinator = new Coordinator(log, () => [{ slot: null, pid: process.pid, peer: pair.a }])
-  const runtime = new Runtime({ log, logs, slot: null, coordinator: pair.b })
-  workerTable = serve(runtime.services())
-  return { runtime, coordinator, worker: pair.a }
-}
-
-module.exports = { Coordinator, inProcessRuntime }
+module.exports = { Coordinator }

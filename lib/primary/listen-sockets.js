@@ -2,7 +2,7 @@
 
 const net = require('node:net')
 const util = require('node:util')
-const { parseListenSpec, whenListening } = require('../listen')
+const { parseListenSpec } = require('../listen')
 
 // Node's cluster module lets the primary bind a shared listening socket,
 // but closes it as soon as the last worker using it is gone: while every
@@ -180,22 +180,4 @@ class ListenSockets {
   }
 }
 
-/**
- * In a worker: listen on a socket the primary bound and sent over IPC, or
- * on a port of a ConnectionFeed (lib/primary/connection-feed.js, --single-threaded).
- * The server adopts the handle the way a cluster worker's server adopts
- * the handles the cluster module hands out (`server.listen(handle)` takes
- * only a TCP handle, and would treat a unix socket's as a descriptor
- * number, which in a cluster worker names another file).
- * @param {import('node:net').Server} server not listening
- * @param {object} handle TCP or Pipe handle received with a message, or a ConnectionPort
- * @returns {Promise<void>}
- */
-function listenOnHandle (server, handle) {
-  return whenListening(server, () => {
-    server._handle = handle
-    server._listen2(null, -1, -1)
-  })
-}
-
-module.exports = { ListenSockets, listenTargets, listenOnHandle, bindSpec }
+module.exports = { ListenSockets, listenTargets, bindSpec }

@@ -2,22 +2,17 @@
 
 const path = require('node:path')
 const { parseArgs, USAGE } = require('./cli')
-const { loadConfig } = require('../config/load')
-const { checkWebroot } = require('../config/webroot')
-const { checkAcme } = require('../acme/storage')
-const { readProxyCa } = require('../proxy/ca-files')
+const { readOptions } = require('./options')
 const { configErrorLines } = require('./config-report')
 const { createLogger } = require('../log')
 const { fullServerString } = require('../version')
 const { runPrimary } = require('./run-primary')
 const { ClusterLauncher } = require('./cluster-launcher')
-const { withOverrides } = require('./reload')
 const { prepareMods } = require('../application/mods/prepare')
-const { modKeysHook } = require('../application/mods/declarations')
-const { removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('../util/private-temp')
-const { tempDir, ensureTempDir } = require('../application/server-root')
+const { removeOrphans } = require('../util/private-temp')
+const { tempDir, ensureTempDir, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX } = require('../config/server-root')
 const { checkScript } = require('../application/check')
-const { readTlsMaterial, newTicketKeys } = require('../tls/material')
+const { newTicketKeys } = require('../tls/material')
 const { checkLogDirectory, LogFiles } = require('../logging')
 
 const INSTALL_DIR = path.resolve(__dirname, '..', '..')
@@ -81,35 +76,18 @@ function parseCommandLine (argv) {
   return args
 }
 
-// The runtime options without the mods: the validated configuration with
-// the command line's overrides, the TLS material and the proxy routes' CA
-// files; null when either is refused (the warnings gathered so far are printed before the errors).
+// The runtime options without the mods; null when they are refused (the
+// warnings gathered so far are printed before the errors).
 async function loadOptions (args, warnings) {
-  let config
-  let proxyCa
+  const base = { configFile: args.configFile, installDir: INSTALL_DIR, disableMods: args.disableMods, ticketKeys: newTicketKeys() }
   try {
-    const warn = (line) => warnings.push(args.configFile + ': ' + line)
-    const extraKeys = modKeysHook(args)
-    config = withOverrides(await loadConfig(args.configFile, { installDir: INSTALL_DIR, warn, extraKeys }), args)
-    await checkWebroot(args.configFile, config)
-    await checkAcme(args.configFile, config)
-    // Read by the primary, handed to the workers with the options.
-    proxyCa = await readProxyCa(args.configFile, config)
+    return await readOptions(base, args, (line) => warnings.push(line))
   } catch (err) {
     printWarnings(warnings)
     for (const line of configErrorLines(err, args.configFile)) process.stderr.write(line + '\n')
     process.exitCode = 1
     return null
   }
-  let tls = null
-  const ticketKeys = newTicketKeys()
-  try {
-    // Read by the primary, handed to the workers (lib/tls/material.js).
-    if (config.secure) tls = await readTlsMaterial(config, ticketKeys)
-  } catch (err) {
-    return fail(err.message)
-  }
-  return { config, configFile: args.configFile, installDir: INSTALL_DIR, disableMods: args.disableMods, mods: [], tls, ticketKeys, proxyCa }
 }
 
 // The script checked and the mods made ready; null when either is refused.

@@ -1,31 +1,22 @@
 'use strict'
 
-const { loadConfig } = require('../config/load')
-const { checkWebroot } = require('../config/webroot')
-const { checkAcme } = require('../acme/storage')
-const { readProxyCa } = require('../proxy/ca-files')
+const { readOptions } = require('./options')
 const { configErrorLines } = require('./config-report')
-const { readTlsMaterial } = require('../tls/material')
 const { checkScript } = require('../application/check')
 const { checkLogDirectory } = require('../logging')
 const { prepareMods } = require('../application/mods/prepare')
-const { modKeysHook } = require('../application/mods/declarations')
 
-/**
- * The configuration as the command line amends it (`--secure`).
- * @param {object} config validated, frozen
- * @param {{secure?: boolean}} args parsed command line
- * @returns {object}
- */
-function withOverrides (config, args) {
-  return args.secure && !config.secure ? Object.freeze({ ...config, secure: true }) : config
+// What a refusal leaves running, by where readOptions refused.
+const KEPT = {
+  configuration: 'the old configuration stays in use',
+  certificates: 'the old configuration and certificates stay in use'
 }
 
 /**
- * Read and check everything a reload needs before anything changes: the
- * configuration, its certificates, the proxy's CA files, the script, the
- * log directory and the mods. A refusal is logged with its reason; the caller keeps what it runs
- * (and counts the refusal).
+ * Read and check everything a reload needs before anything changes: what
+ * readOptions reads, the script, the log directory and the mods. A refusal
+ * is logged with its reason; the caller keeps what it runs (and counts the
+ * refusal).
  * @param {object} options the runtime options in use
  * @param {object} args parsed command line
  * @param {object} log
@@ -33,27 +24,13 @@ function withOverrides (config, args) {
  *   the new runtime options and the mods made ready for them; null when refused
  */
 async function prepareReload (options, args, log) {
-  let config
-  let proxyCa
+  let next
   try {
-    const warn = (line) => log.warn(options.configFile + ': ' + line)
-    const extraKeys = modKeysHook(options)
-    config = withOverrides(await loadConfig(options.configFile, { installDir: options.installDir, warn, extraKeys }), args)
-    await checkWebroot(options.configFile, config)
-    await checkAcme(options.configFile, config)
-    proxyCa = await readProxyCa(options.configFile, config)
+    next = await readOptions(options, args, (line) => log.warn(line))
   } catch (err) {
     for (const line of configErrorLines(err, options.configFile)) log.error(line)
-    return refuse(log, 'the old configuration stays in use')
+    return refuse(log, KEPT[err.refused] || KEPT.configuration)
   }
-  let tls = null
-  try {
-    if (config.secure) tls = await readTlsMaterial(config, options.ticketKeys)
-  } catch (err) {
-    log.error(err.message)
-    return refuse(log, 'the old configuration and certificates stay in use')
-  }
-  const next = { ...options, config, tls, proxyCa }
   try {
     await checkScript(next)
     await checkLogDirectory(next)
@@ -116,4 +93,4 @@ class ReloadQueue {
   }
 }
 
-module.exports = { prepareReload, withOverrides, ReloadQueue }
+module.exports = { prepareReload, ReloadQueue }

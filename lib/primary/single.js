@@ -2,7 +2,7 @@
 
 const { runPrimary } = require('./run-primary')
 const { InProcessLauncher } = require('./in-process-launcher')
-const { containRequestError } = require('../pipeline/request/request-scope')
+const { containRequestError } = require('../application/request-scope')
 
 /**
  * --single-threaded: the primary's logic with one worker in its own

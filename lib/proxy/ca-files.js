@@ -3,7 +3,7 @@
 const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
 const tls = require('node:tls')
-const { invalidConfig } = require('../config/load')
+const { invalidConfig } = require('../errors')
 
 /**
  * Read the CA files of the proxy routes (`tls.ca`) once, when a

@@ -1,15 +1,13 @@
 'use strict'
 
-const { Transform } = require('node:stream')
 const { performance } = require('node:perf_hooks')
-const { svrError } = require('../errors')
 const { requestHeaders, responseHeaders } = require('./headers')
 const { upstreamTarget, candidatesOf } = require('./routes')
 const { failureOf } = require('./failures')
+const { hasBody, declaredLength, limited, BODY_LIMIT } = require('./request-body')
 
 // Methods a request may be sent twice with (RFC 9110 9.2.2), when it has no body.
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
-const BODY_LIMIT = 'SVR_ERR_PROXY_BODY_LIMIT'
 const kExchange = Symbol('svr.proxyExchange')
 // Why an exchange was aborted when the client's connection closed first.
 const CLIENT_LEFT = new Error('the client closed the connection')
@@ -31,7 +29,7 @@ function forward (req, res, ctx, route, env) {
   const withBody = hasBody(req)
   if (route.maxBodySize !== null && declaredLength(req) > route.maxBodySize) {
     res.shouldKeepAlive = false
-    env.respond.sendError(req, res, 413)
+    env.respond.sendError(ctx, 413)
     return
   }
   const body = !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize)
@@ -171,7 +169,7 @@ class ProxyExchange {
     if (controller !== null) controller.abort(err)
     this.env.log.warn('request ' + this.ctx.requestId + ': upstream ' + this.upstream.name + ' ' + reason)
     this.ctx.upstreamTime = performance.now() - this.started
-    this.env.respond.sendError(this.req, this.res, 502)
+    this.env.respond.sendError(this.ctx, 502)
   }
 
   onResponseData (controller, chunk) {
@@ -237,15 +235,15 @@ class ProxyExchange {
   }
 
   answerFailure (failure) {
-    const { req, res, route, env } = this
-    this.ctx.upstreamTime = performance.now() - this.started
+    const { res, route, env, ctx } = this
+    ctx.upstreamTime = performance.now() - this.started
     if (failure === null) {
-      env.respond.sendError(req, res, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
+      env.respond.sendError(ctx, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
       return
     }
     // A body cut off at the limit leaves the rest of it unread.
     if (failure.status === 413) res.shouldKeepAlive = false
-    env.respond.sendError(req, res, failure.status)
+    env.respond.sendError(ctx, failure.status)
   }
 
   /**
@@ -281,35 +279,6 @@ function resumeUpstream () {
   if (!exchange.done) exchange.controller.resume()
 }
 
-/**
- * @param {import('node:http').IncomingMessage} req
- * @returns {boolean} whether the request has a body to forward
- */
-function hasBody (req) {
-  if (req.httpVersionMajor === 2) return req.stream !== undefined && !req.stream.endAfterHeaders && !req.readableEnded
-  const length = req.headers['content-length']
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined
-}
-
-function declaredLength (req) {
-  const length = req.headers['content-length']
-  return length === undefined ? -1 : Number(length)
-}
-
-// A body without Content-Length, cut off past the route's limit.
-function limited (req, limit) {
-  let seen = 0
-  const counter = new Transform({
-    transform (chunk, encoding, callback) {
-      seen += chunk.length
-      if (seen > limit) callback(svrError(BODY_LIMIT, [limit]))
-      else callback(null, chunk)
-    }
-  })
-  req.on('error', (err) => counter.destroy(err))
-  return req.pipe(counter)
-}
-
 // Seconds until an upstream may be up again: the end of the earliest
 // passive exclusion, or one active-check interval.
 function retryAfter (route) {
@@ -322,4 +291,4 @@ function retryAfter (route) {
   return Math.max(1, Math.ceil(soonest / 1000))
 }
 
-module.exports = { forward, startExchange, ProxyExchange, hasBody, IDEMPOTENT }
+module.exports = { forward, startExchange, ProxyExchange, IDEMPOTENT }

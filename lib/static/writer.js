@@ -15,8 +15,10 @@ const { headForWrappers, writeHeadWrapped } = require('../pipeline/request/toler
 // larger reads and socket writes than the 64 KiB default.
 const READ_CHUNK_BYTES = 256 * 1024
 const VARIES_BY_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i
-// Whether the writer set Cache-Control on the response a send stream writes.
+// Whether the writer set Cache-Control on the response a send stream writes,
+// and the request context that stream answers.
 const kCacheControl = Symbol('svr.static.cacheControl')
+const kContext = Symbol('svr.static.context')
 
 /**
  * The one writer of static files: sends a Representation of the file store
@@ -26,8 +28,8 @@ const kCacheControl = Symbol('svr.static.cacheControl')
  * lib/static/coded-response.js. A refusal becomes the error page.
  * @param {object} config
  * @param {{respond: object, log: object}} shared
- * @returns {{write: (req, res, rep: import('../file-store/representation').Representation) => void,
- *   refuse: (req, res, status: number, err: Error|null) => void}}
+ * @returns {{write: (ctx, rep: import('../file-store/representation').Representation) => void,
+ *   refuse: (ctx, status: number, err: Error|null) => void}} ctx: the request's context
  */
 function createWriter (config, { respond, log }) {
   const cacheControlFor = compileCacheControl(config.cacheControl)
@@ -37,11 +39,12 @@ function createWriter (config, { respond, log }) {
   // dotfiles are settled before send sees a path.
   const sendOptions = Object.freeze({ acceptRanges: true, cacheControl: false, etag: false, lastModified: true, highWaterMark: READ_CHUNK_BYTES })
 
-  function fail (req, res, status, err, setCacheControl) {
+  function fail (ctx, status, err, setCacheControl) {
+    const { req, res } = ctx
     // A cacheable error page could outlive the file's repair by a year.
     if (setCacheControl) res.removeHeader('Cache-Control')
     if (status >= 500 && err !== null) log.error(req.method + ' ' + req.url + ' failed:', err)
-    respond.sendError(req, res, status, {
+    respond.sendError(ctx, status, {
       headers: err !== null ? err.headers : undefined,
       error: status >= 500 && err !== null ? err : undefined
     })
@@ -50,15 +53,17 @@ function createWriter (config, { respond, log }) {
   // `this` is the send stream: a listener shared by every request.
   function onSendError (err) {
     const status = typeof err.code === 'string' ? statusForFsError(err) : err.status || 500
-    fail(this.req, this.res, status, err, this[kCacheControl])
+    fail(this[kContext], status, err, this[kCacheControl])
   }
 
-  function sendIdentity (req, res, rep, setCacheControl) {
+  function sendIdentity (ctx, rep, setCacheControl) {
+    const { req, res } = ctx
     const stream = send(req, rep.urlPath, sendOptions)
     // send's public send(path, stat) transfers a file stat'ed already. It
     // writes to `res`, which pipe() would set before stat'ing it once more.
     stream.res = res
     stream[kCacheControl] = setCacheControl
+    stream[kContext] = ctx
     if (res instanceof StreamResponse) stream.stream = sendByDescriptor
     stream.on('error', onSendError)
     if (etags) stream.on('headers', setStrongEtag)
@@ -66,58 +71,59 @@ function createWriter (config, { respond, log }) {
     stream.send(rep.file, rep.stat)
   }
 
-  // The whole 200 that send would write for a request without ranges or
-  // preconditions, in the same header order, from memory.
-  function sendHeld (req, res, rep) {
-    const headers = rep.held.headers || heldHeaders(rep.held, rep.file)
-    if (etags) res.setHeader('ETag', headers.etag)
-    if (!res.getHeader('Accept-Ranges')) res.setHeader('Accept-Ranges', 'bytes')
-    if (!res.getHeader('Last-Modified')) res.setHeader('Last-Modified', headers.lastModified)
-    if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', headers.type)
-    res.setHeader('Content-Length', rep.body.length)
-    headForWrappers(res)
-    if (req.method === 'HEAD') res.end()
-    else res.end(rep.body)
-  }
-
-  function sendInCoding (req, res, rep, setCacheControl) {
+  function sendInCoding (ctx, rep, setCacheControl) {
     if (rep.body !== null) {
-      const status = sendCodedBody(req, res, rep, etags)
-      if (status !== 0) fail(req, res, status, null, setCacheControl)
+      const status = sendCodedBody(ctx.req, ctx.res, rep, etags)
+      if (status !== 0) fail(ctx, status, null, setCacheControl)
       return
     }
-    // A body streamed through an encoder needs a Writable.
-    if (onBareStream(req)) ({ req, res } = promote(req, res))
-    sendCoded(req, res, rep, etags).then((status) => {
-      if (status !== 0) fail(req, res, status, null, setCacheControl)
-    }, (err) => fail(req, res, 500, err, setCacheControl))
+    // A body streamed through an encoder needs a Writable; promote moves the
+    // context to Node's objects.
+    if (onBareStream(ctx.req)) promote(ctx.req, ctx.res)
+    sendCoded(ctx.req, ctx.res, rep, etags).then((status) => {
+      if (status !== 0) fail(ctx, status, null, setCacheControl)
+    }, (err) => fail(ctx, 500, err, setCacheControl))
   }
 
   /**
-   * @param {import('node:http').IncomingMessage} req GET or HEAD
-   * @param {import('node:http').ServerResponse} res
+   * @param {import('../pipeline/request/context').RequestContext} ctx of a GET or HEAD
    * @param {import('../file-store/representation').Representation} rep
    */
-  function write (req, res, rep) {
+  function write (ctx, rep) {
     if (rep.status !== 0) {
-      fail(req, res, rep.status, rep.error, false)
+      fail(ctx, rep.status, rep.error, false)
       return
     }
+    const { req, res } = ctx
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const cacheControl = cacheControlFor === null ? null : cacheControlFor(rep.urlPath)
     if (cacheControl !== null) res.setHeader('Cache-Control', cacheControl)
     if (rep.negotiable !== null) addVary(res)
-    if (rep.coding !== null) sendInCoding(req, res, rep, cacheControl !== null)
-    else if (rep.body !== null) sendHeld(req, res, rep)
-    else sendIdentity(req, res, rep, cacheControl !== null)
+    if (rep.coding !== null) sendInCoding(ctx, rep, cacheControl !== null)
+    else if (rep.body !== null) sendHeld(req, res, rep, etags)
+    else sendIdentity(ctx, rep, cacheControl !== null)
   }
 
   // A 404 costs no representation.
-  function refuse (req, res, status, err) {
-    fail(req, res, status, err, false)
+  function refuse (ctx, status, err) {
+    fail(ctx, status, err, false)
   }
 
   return { write, refuse }
+}
+
+// The whole 200 that send would write for a request without ranges or
+// preconditions, in the same header order, from memory.
+function sendHeld (req, res, rep, etags) {
+  const headers = rep.held.headers || heldHeaders(rep.held, rep.file)
+  if (etags) res.setHeader('ETag', headers.etag)
+  if (!res.getHeader('Accept-Ranges')) res.setHeader('Accept-Ranges', 'bytes')
+  if (!res.getHeader('Last-Modified')) res.setHeader('Last-Modified', headers.lastModified)
+  if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', headers.type)
+  res.setHeader('Content-Length', rep.body.length)
+  headForWrappers(res)
+  if (req.method === 'HEAD') res.end()
+  else res.end(rep.body)
 }
 
 // send has set the status and fields and is about to pipe the file.

@@ -1,8 +1,7 @@
 'use strict'
 
 const tls = require('node:tls')
-
-const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|]/g
+const { hostPart, wildcardPattern } = require('../hosts/server-names')
 
 /**
  * Build the SNI lookup once per worker: an exact-name table and a list of
@@ -41,32 +40,8 @@ function createSniTable (entries, contextOptions) {
   return { lookup }
 }
 
-/**
- * SVR.JS accepted "name:port" keys; a TLS server name never carries a port.
- * @param {string} name an `sni` key
- * @returns {string} the name without a port
- */
-function hostPart (name) {
-  const colon = name.lastIndexOf(':')
-  return colon !== -1 && name.indexOf(':') === colon ? name.slice(0, colon) : name
-}
-
-/**
- * Compile a wildcard name at boot. "*" alone is one whole label; inside a
- * label ("img*.example.com") it stands for the rest of that label only.
- * @param {string} host lower-case name without port
- * @returns {RegExp} anchored, without g/y state
- */
-function wildcardPattern (host) {
-  const labels = host.split('.').map((label) => {
-    if (label === '*') return '[^.]+'
-    return label.split('*').map((part) => part.replace(REGEX_SPECIAL, '\\$&')).join('[^.]*')
-  })
-  return new RegExp('^' + labels.join('\\.') + '$')
-}
-
 function literalLength (host) {
   return host.replace(/\*/g, '').length
 }
 
-module.exports = { createSniTable, wildcardPattern, hostPart }
+module.exports = { createSniTable }

@@ -4,11 +4,6 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 
-// Name prefixes of the private temp directories svr makes.
-// SVR.JS unpacked 3.x mods into `<server root>/temp/modloader/<file>/`;
-// one directory per start or reload keeps that depth.
-const MODS_TEMP_PREFIX = 'modloader-'
-const UPLOADS_TEMP_PREFIX = 'svr-uploads-'
 
 /**
  * A private (0700) directory whose name carries the owner's pid, so that
@@ -55,4 +50,4 @@ function isRunning (pid) {
   }
 }
 
-module.exports = { makePrivateTemp, removeOrphans, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX }
+module.exports = { makePrivateTemp, removeOrphans }

@@ -3,8 +3,8 @@
 const { reasonPhrase } = require('../pipeline/request/respond')
 const { compileHeaderSet } = require('../pipeline/request/custom-headers')
 
-// nginx answers a request line longer than its header buffer (8 KiB) with 414.
-const MAX_REQUEST_LINE = 8192
+const { MAX_REQUEST_LINE } = require('../pipeline/stages/request-target')
+
 // A refused line is logged up to this length, so a scanner cannot fill the log.
 const MAX_LOGGED_LINE = 2048
 // token SP request-target SP HTTP-version (RFC 9112 §3)
@@ -172,4 +172,4 @@ function requestLineTooLong (packet) {
   return end === -1 ? packet.length > MAX_REQUEST_LINE : end > MAX_REQUEST_LINE
 }
 
-module.exports = { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRefused, MAX_REQUEST_LINE }
+module.exports = { rawHeaderLines, answerClientError, answerTlsClientError, answerConnectRefused }

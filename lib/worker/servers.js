@@ -13,7 +13,7 @@ const { SvrHttp2Request, Http2Response } = require('../http2/compat')
 const { SvrServerResponse } = require('../pipeline/request/tolerant-response')
 const { serveStreams } = require('../http2/streams')
 const { upgradeResponse } = require('./upgrade-response')
-const { closedUntilIdle } = require('../primary/console/accepting')
+const { closedUntilIdle } = require('./accepting')
 const { stateOf } = require('./server-state')
 const { shareSessions } = require('../tls/session-cache')
 
@@ -164,7 +164,6 @@ function listenForRequests (server, state) {
     // Harmless on an HTTP/2 response, where the session ends by GOAWAY.
     if (state.draining) res.shouldKeepAlive = false
     else runtime.balance.shedIfOverShare(req, res)
-    runtime.accessLog.observe(req, res)
     if (declaresTooLargeBody(req, state.maxBody)) {
       // The body is not read, so the connection cannot carry another request.
       res.shouldKeepAlive = false
@@ -179,7 +178,6 @@ function listenForRequests (server, state) {
   // Only "Expect: 100-continue" is defined (RFC 9110 §10.1.1); Node hands
   // anything else here.
   server.on('checkExpectation', function onExpectation (req, res) {
-    state.route.pipeline.runtime.accessLog.observe(req, res)
     state.route.pipeline.sendError(req, res, 417)
   })
 }

@@ -64,7 +64,7 @@ module.exports = [
   },
   {
     area: 'acme',
-    file: 'lib/acme/manager.js',
+    file: 'lib/acme/renewal.js',
     what: 'renewBeforeDays is off by one day (renewal a day late)',
     find: 'renewBeforeDays * DAY_MS',
     replace: '(renewBeforeDays - 1) * DAY_MS',

@@ -17,10 +17,10 @@ module.exports = [
   },
   {
     area: 'http2-logging',
-    file: 'lib/logging/access-log.js',
+    file: 'lib/pipeline/request/response-bytes.js',
     what: 'a response counts as completed once it was ended, not once it finished (a reset download logged as delivered)',
-    find: 'exchange.completed = this.writableFinished',
-    replace: 'exchange.completed = this.writableEnded',
+    find: 'ctx.completed = this.writableFinished',
+    replace: 'ctx.completed = this.writableEnded',
     tests: RESET
   },
   {
@@ -41,9 +41,9 @@ module.exports = [
   },
   {
     area: 'http2-logging',
-    file: 'lib/logging/access-log.js',
+    file: 'lib/pipeline/request/response-bytes.js',
     what: 'a HEAD over HTTP/2 logs the bytes of the body it did not send',
-    find: '  else if (!hasBody(exchange.method, exchange.status)) exchange.bytes = 0\n',
+    find: '  else if (!hasBody(ctx.method, ctx.status)) ctx.bytes = 0\n',
     replace: '\n',
     tests: BYTES
   },

@@ -36,8 +36,8 @@ module.exports = [
     area: 'mods',
     file: 'lib/static/writer.js',
     what: 'a small static file reaches the wrappers without writeHead(status, fields) before its body',
-    find: "    res.setHeader('Content-Length', rep.body.length)\n    headForWrappers(res)\n",
-    replace: "    res.setHeader('Content-Length', rep.body.length)\n",
+    find: "  res.setHeader('Content-Length', rep.body.length)\n  headForWrappers(res)\n",
+    replace: "  res.setHeader('Content-Length', rep.body.length)\n",
     tests: [WRAPPERS]
   },
   {
@@ -98,7 +98,7 @@ module.exports = [
   },
   {
     area: 'mods',
-    file: 'lib/pipeline/request/request-scope.js',
+    file: 'lib/application/request-scope.js',
     what: 'an exception from a later callback of a mod command takes the worker down',
     find: '  if (request.req === undefined) {\n    request.fail(err)\n    return true\n  }',
     replace: '  if (request.req === undefined) return false',

@@ -24,7 +24,7 @@ module.exports = [
   },
   {
     area: 'proxy',
-    file: 'lib/proxy/forward.js',
+    file: 'lib/proxy/request-body.js',
     what: 'hasBody ignores Transfer-Encoding: a chunked body is not forwarded and the request is retried',
     find: "return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined",
     replace: "return length !== undefined && length !== '0'",
@@ -32,7 +32,7 @@ module.exports = [
   },
   {
     area: 'proxy',
-    file: 'lib/proxy/forward.js',
+    file: 'lib/proxy/request-body.js',
     what: 'Content-Length: 0 taken for a body, so an empty PUT is not retried',
     find: "(length !== undefined && length !== '0')",
     replace: '(length !== undefined)',

@@ -8,7 +8,7 @@ module.exports = [
   // Rolling reload
   {
     area: 'supervisor',
-    file: 'lib/primary/supervisor.js',
+    file: 'lib/primary/worker-slots.js',
     what: 'a worker that crashes while a reload rolls is replaced with the old configuration',
     find: 'slot.worker = this.fork(slot, slot.options || this.options)',
     replace: 'slot.worker = this.fork(slot, this.options)',
@@ -18,7 +18,7 @@ module.exports = [
     area: 'supervisor',
     file: 'lib/primary/rolling-reload.js',
     what: 'a slot moved to the new configuration does not remember it, so a crash replacement brings the old one back',
-    find: '  slot.options = options\n',
+    find: '    slot.options = options\n',
     replace: '\n',
     tests: SAFETY
   },
@@ -27,12 +27,12 @@ module.exports = [
     file: 'lib/primary/rolling-reload.js',
     what: 'the warm-up of a reload waits the old configuration\'s healthReadyDelay',
     find: 'await warmUp(started, options.config.healthReadyDelay)',
-    replace: 'await warmUp(started, supervisor.options.config.healthReadyDelay)',
+    replace: 'await warmUp(started, this.options.config.healthReadyDelay)',
     tests: SAFETY
   },
   {
     area: 'supervisor',
-    file: 'lib/primary/rolling-reload.js',
+    file: 'lib/primary/worker-slots.js',
     what: 'a new worker that dies during its warm-up still takes the slot over, and the old one retires: the slot is left empty',
     find: '    worker.once(\'exit\', onExit)\n',
     replace: '\n',
@@ -51,8 +51,8 @@ module.exports = [
     area: 'supervisor',
     file: 'lib/primary/rolling-reload.js',
     what: 'a reload that succeeds keeps the sockets of the addresses it dropped',
-    find: '  supervisor.sockets.release(configsInUse(supervisor))\n  await',
-    replace: '  await',
+    find: '    this.sockets.release(this.configsInUse())\n    await',
+    replace: '    await',
     tests: SAFETY
   },
   // Crash back-off
@@ -74,7 +74,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/primary/supervisor.js',
+    file: 'lib/primary/worker-slots.js',
     what: 'a worker that served past crashLoopWindow still counts towards the crash loop',
     find: 'slot.streak = reason === \'served\' ? 0 : slot.streak + 1',
     replace: 'slot.streak = slot.streak + 1',
@@ -82,7 +82,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/primary/supervisor.js',
+    file: 'lib/primary/worker-slots.js',
     what: 'with every slot empty, a worker that never got ready is restarted at once: a crash loop burns the CPU',
     find: 'if (delay !== 0 && record.ready && this.slots.every(',
     replace: 'if (delay !== 0 && this.slots.every(',
@@ -90,7 +90,7 @@ module.exports = [
   },
   {
     area: 'supervisor',
-    file: 'lib/primary/supervisor.js',
+    file: 'lib/primary/worker-slots.js',
     what: 'the crash loop is reported one exit late',
     find: 'if (slot.streak >= CRASH_LOOP_STREAK)',
     replace: 'if (slot.streak > CRASH_LOOP_STREAK)',

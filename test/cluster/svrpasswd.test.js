@@ -8,7 +8,7 @@ const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { createScope } = require('../helpers/scope')
-const { loadConfig } = require('../../lib/config/load')
+const { loadConfig } = require('../../lib/primary/options')
 
 const SVRPASSWD = path.resolve(__dirname, '..', '..', 'bin', 'svrpasswd.js')
 

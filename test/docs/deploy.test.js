@@ -9,7 +9,7 @@ const { execFile } = require('node:child_process')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
-const { loadConfig } = require('../../lib/config/load')
+const { loadConfig } = require('../../lib/primary/options')
 const { requireTools } = require('../helpers/tools')
 
 const ROOT = path.join(__dirname, '..', '..')

@@ -121,7 +121,7 @@ async function startSvr (t, configFile, opts = {}) {
  * @returns {Promise<string>} the path of svr.js to run (startSvr's `svr`)
  */
 async function svrForNobody (t) {
-  const probes = [SVR, path.join(ROOT, 'lib', 'main.js'), require.resolve('ajv/package.json', { paths: [ROOT] })]
+  const probes = [SVR, path.join(ROOT, 'lib', 'primary', 'main.js'), require.resolve('ajv/package.json', { paths: [ROOT] })]
   if (await nobodyReads(probes)) return SVR
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-code-'))
   t.after(() => fs.rm(dir, { recursive: true, force: true }))

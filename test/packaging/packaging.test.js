@@ -15,7 +15,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { request } = require('../helpers/http')
 const { missingTools, requireRoot, requireTools } = require('../helpers/tools')
-const { loadConfig } = require('../../lib/config/load')
+const { loadConfig } = require('../../lib/primary/options')
 
 const ROOT = path.join(__dirname, '..', '..')
 const PACKAGING = path.join(ROOT, 'packaging')

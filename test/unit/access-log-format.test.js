@@ -10,11 +10,11 @@ const { parseCombined, unescapeLogValue } = require('../helpers/access-log')
 
 function entry (fields = {}) {
   return {
-    address: '192.0.2.7',
-    user: null,
+    clientAddress: '192.0.2.7',
+    authUser: null,
     time: Date.UTC(2000, 9, 10, 13, 55, 36),
     method: 'GET',
-    target: '/apache_pb.gif',
+    originalUrl: '/apache_pb.gif',
     protocol: 'HTTP/1.0',
     status: 200,
     bytes: 2326,
@@ -71,8 +71,8 @@ describe('formatCombined', () => {
 
   it('should keep a hostile request inside its fields', () => {
     const line = formatCombined(entry({
-      user: 'eve" 200',
-      target: '/x" 200 1 "-" "-"\n127.0.0.1 - - [',
+      authUser: 'eve" 200',
+      originalUrl: '/x" 200 1 "-" "-"\n127.0.0.1 - - [',
       userAgent: '" "forged'
     }))
     assert.equal(line.split('\n').length, 2)
@@ -123,7 +123,7 @@ describe('formatJson', () => {
   })
 
   it('should escape line separators that line-based readers split on', () => {
-    const line = formatJson(entry({ target: '/a\u2028b\u2029c\nd' }))
+    const line = formatJson(entry({ originalUrl: '/a\u2028b\u2029c\nd' }))
     assert.equal(line.split(/[\n\u2028\u2029]/).length, 2)
     assert.equal(JSON.parse(line).target, '/a\u2028b\u2029c\nd')
   })

@@ -10,7 +10,7 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { OrderLock, readLock } = require('../../lib/acme/lock')
-const { renewalTime } = require('../../lib/acme/manager')
+const { renewalTime } = require('../../lib/acme/renewal')
 
 async function lockFile (t) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-acme-lock-'))

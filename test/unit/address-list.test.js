@@ -7,7 +7,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { compileAddressList, isLocalClient } = require('../../lib/access/address-list')
 const { createStatusAllowCheck } = require('../../lib/pipeline/stages/status')
-const { loadConfig } = require('../../lib/config/load')
+const { loadConfig } = require('../../lib/primary/options')
 
 describe('compileAddressList', () => {
   it('should return null for an absent or empty list', () => {

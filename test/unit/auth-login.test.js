@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
 const { createLoginJudge } = require('../../lib/auth/login')
 const { compileAuthRules } = require('../../lib/auth/rules')
-const { inProcessRuntime } = require('../../lib/primary/coordinator')
+const { inProcessRuntime } = require('../helpers/in-process-runtime')
 
 const SALT = 'pepper'
 const USERS = [{ name: 'alice', salt: SALT, pass: crypto.createHash('sha256').update('right' + SALT).digest('hex') }]

@@ -13,7 +13,8 @@ function fakeRequest (peer, xff) {
 
 function contextFor (config, req) {
   const full = { enableIPSpoofing: true, trustedProxies: ['127.0.0.1', '10.0.0.0/8'], ...config }
-  return createContext(req, { config: full }, {})
+  const res = { setHeader () {} }
+  return createContext(req, res, { config: full }, {})
 }
 
 describe('client address', () => {

@@ -4,6 +4,7 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { buildForbiddenPaths, comparablePath, findForbidden, webrootPath } = require('../../lib/access/forbidden-paths')
+const { codeLocations } = require('../../lib/application/locate')
 const { hasDotSegment } = require('../../lib/pipeline/stages/forbidden')
 
 // Paths that do not exist, so realpath resolution leaves them alone.
@@ -30,9 +31,14 @@ function forbidden (table, decoded) {
   return findForbidden(table, comparablePath(decoded))
 }
 
+// The table as the stages build it.
+function build (opts) {
+  return buildForbiddenPaths(opts, codeLocations(opts))
+}
+
 describe('buildForbiddenPaths', () => {
   it('should protect the SVR.JS layout when the webroot is the install directory', () => {
-    const table = buildForbiddenPaths(options({
+    const table = build(options({
       sni: { 'a.example': { cert: path.join(INSTALL, 'sni', 'a.crt'), key: path.join(INSTALL, 'sni', 'a.key') } }
     }))
     for (const p of ['/config.json', '/CONFIG.JSON', '/config.json~', '/#config.json#', '/config.json.bak',
@@ -48,7 +54,7 @@ describe('buildForbiddenPaths', () => {
   })
 
   it('should say why a path is refused', () => {
-    const table = buildForbiddenPaths(options({}))
+    const table = build(options({}))
     assert.match(forbidden(table, '/config.json'), /configuration/)
     assert.match(forbidden(table, '/temp/x'), /temporary/)
     assert.match(forbidden(table, '/log/x'), /log/)
@@ -56,14 +62,14 @@ describe('buildForbiddenPaths', () => {
   })
 
   it('should list only a top-level serverSideScript.js when the webroot is elsewhere', () => {
-    const table = buildForbiddenPaths(options({ wwwroot: path.join(INSTALL, 'webroot') }))
+    const table = build(options({ wwwroot: path.join(INSTALL, 'webroot') }))
     assert.deepEqual([...table.files.keys()], ['/serversidescript.js'])
     assert.equal(table.dirs.size, 0)
   })
 
   it('should protect the script, its node_modules and mods beside a config file in the webroot', () => {
     const site = path.join(INSTALL, 'site')
-    const table = buildForbiddenPaths(options({ wwwroot: site }, path.join(site, 'conf', 'config.json')))
+    const table = build(options({ wwwroot: site }, path.join(site, 'conf', 'config.json')))
     for (const p of ['/conf/config.json', '/conf/serverSideScript.js', '/conf/mods/a.js', '/conf/node_modules/x',
       '/serverSideScript.js']) {
       assert.notEqual(forbidden(table, p), null, p)
@@ -74,26 +80,26 @@ describe('buildForbiddenPaths', () => {
 
   it('should protect node_modules beside a webroot serverSideScript.js', () => {
     const site = path.join(INSTALL, 'site')
-    const table = buildForbiddenPaths(options({ wwwroot: site, useWebRootServerSideScript: true }))
+    const table = build(options({ wwwroot: site, useWebRootServerSideScript: true }))
     assert.notEqual(forbidden(table, '/node_modules/x/index.js'), null)
     assert.notEqual(forbidden(table, '/serverSideScript.js'), null)
   })
 
   it('should list nothing outside the webroot without disableServerSideScriptExpose', () => {
-    const table = buildForbiddenPaths(options({ wwwroot: path.join(INSTALL, 'webroot'), disableServerSideScriptExpose: false }))
+    const table = build(options({ wwwroot: path.join(INSTALL, 'webroot'), disableServerSideScriptExpose: false }))
     assert.equal(table.files.size + table.dirs.size, 0)
   })
 
   it('should protect the config file in use wherever it lives inside the webroot', () => {
     const configFile = path.join(INSTALL, 'site', 'etc', 'svr.json')
-    const table = buildForbiddenPaths(options({ wwwroot: path.join(INSTALL, 'site') }, configFile))
+    const table = build(options({ wwwroot: path.join(INSTALL, 'site') }, configFile))
     assert.notEqual(forbidden(table, '/etc/svr.json'), null)
     assert.notEqual(forbidden(table, '/ETC/SVR.JSON~'), null)
     assert.equal(forbidden(table, '/etc/other.json'), null)
   })
 
   it('should serve svr.js with exposeServerVersion and without disableServerSideScriptExpose', () => {
-    const table = buildForbiddenPaths(options({ exposeServerVersion: true, disableServerSideScriptExpose: false }))
+    const table = build(options({ exposeServerVersion: true, disableServerSideScriptExpose: false }))
     assert.equal(forbidden(table, '/svr.js'), null)
     assert.equal(forbidden(table, '/mods/a.js'), null)
     assert.notEqual(forbidden(table, '/config.json'), null)

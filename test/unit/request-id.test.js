@@ -2,57 +2,54 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { AccessLog, attachContext, requestIdOf } = require('../../lib/logging/access-log')
+const { createContext } = require('../../lib/pipeline/request/context')
+const { AccessLog } = require('../../lib/logging/access-log')
 
-function exchange (incoming) {
+// A request arriving at the pipeline, from a peer that is a trusted proxy
+// when `trusted`; what the response was sent is in `sent`.
+function arrive (incoming, trusted = false) {
   const req = {
-    socket: { remoteAddress: '::ffff:127.0.0.1' },
+    socket: { remoteAddress: '127.0.0.1', localAddress: '127.0.0.1' },
     method: 'GET',
     url: '/',
     httpVersion: '1.1',
-    headers: incoming === undefined ? {} : { 'x-request-id': incoming }
+    headers: incoming === undefined ? { host: 'h.test' } : { host: 'h.test', 'x-request-id': incoming }
   }
   const sent = {}
   const res = {
     headersSent: false,
     setHeader (name, value) { sent[name.toLowerCase()] = value },
-    on () {}
+    on () {},
+    once () {}
   }
-  new AccessLog('1').observe(req, res)
-  return { req, res, sent }
+  const config = { enableIPSpoofing: trusted, trustedProxies: ['127.0.0.1'] }
+  const ctx = createContext(req, res, { config }, { accessLog: new AccessLog('1') })
+  return { ctx, sent }
 }
 
 describe('request id of a request', () => {
-  it('should be generated and sent before the pipeline runs', () => {
-    const { req, sent } = exchange()
+  it('should be generated and sent as the request arrives', () => {
+    const { ctx, sent } = arrive()
     assert.match(sent['x-request-id'], /^[0-9a-f-]{36}$/)
-    assert.equal(requestIdOf(req), sent['x-request-id'])
-    assert.equal(attachContext(req, {}), sent['x-request-id'])
+    assert.equal(ctx.requestId, sent['x-request-id'])
   })
 
   it('should ignore the id a client sends directly', () => {
-    const { req, sent } = exchange('chosen-by-client')
-    assert.notEqual(attachContext(req, { fromTrustedProxy: false }), 'chosen-by-client')
-    assert.notEqual(sent['x-request-id'], 'chosen-by-client')
+    const { ctx, sent } = arrive('chosen-by-client')
+    assert.match(ctx.requestId, /^[0-9a-f-]{36}$/)
+    assert.equal(sent['x-request-id'], ctx.requestId)
   })
 
-  it('should adopt a trusted proxy\'s id when it is safe, and replace the header', () => {
-    const { req, sent } = exchange('proxy-42.a')
-    assert.equal(attachContext(req, { fromTrustedProxy: true }), 'proxy-42.a')
+  it('should adopt a trusted proxy\'s id when it is safe, and send it back', () => {
+    const { ctx, sent } = arrive('proxy-42.a', true)
+    assert.equal(ctx.fromTrustedProxy, true)
+    assert.equal(ctx.requestId, 'proxy-42.a')
     assert.equal(sent['x-request-id'], 'proxy-42.a')
-    assert.equal(requestIdOf(req), 'proxy-42.a')
   })
 
   it('should not adopt an unsafe id even from a trusted proxy', () => {
-    const { req, sent } = exchange('x"\r\ninjected: 1')
-    const id = attachContext(req, { fromTrustedProxy: true })
-    assert.match(id, /^[0-9a-f-]{36}$/)
-    assert.equal(sent['x-request-id'], id)
-  })
-
-  it('should give a context created outside the server an id of its own', () => {
-    const req = { headers: {} }
-    assert.match(attachContext(req, {}), /^[0-9a-f-]{36}$/)
-    assert.equal(requestIdOf(req), null)
+    const { ctx, sent } = arrive('x"\r\ninjected: 1', true)
+    assert.match(ctx.requestId, /^[0-9a-f-]{36}$/)
+    assert.equal(sent['x-request-id'], ctx.requestId)
   })
 })

@@ -42,7 +42,19 @@ function responder (config = {}) {
     }
   }
   const shared = { serverString: 'svr', log: { warn: (msg) => warnings.push(msg), error: (msg) => errors.push(msg) } }
-  return { ...createResponder(options, shared), warnings, errors }
+  const { sendError, redirect } = createResponder(options, shared)
+  return {
+    sendError: (req, res, ...rest) => sendError(contextOf(req, res), ...rest),
+    redirect: (req, res, ...rest) => redirect(contextOf(req, res), ...rest),
+    warnings,
+    errors
+  }
+}
+
+// Just enough of a request's context: no site (the fallback templates
+// apply) and no `{path}` headers to set.
+function contextOf (req, res) {
+  return { req, res, site: null, requestId: 'req-1', pathHeadersSet: true }
 }
 
 function fakeRequest (url = '/x', method = 'GET') {
@@ -58,7 +70,7 @@ describe('createResponder', () => {
     assert.equal(res.destroyed, true)
     assert.equal(res.body, null)
     assert.equal(res.statusCode, 200, 'the status the client got stays')
-    assert.deepEqual(errors, ['500 (TypeError: late) after the headers of a 200 response were sent; the response is cut short'])
+    assert.deepEqual(errors, ['request req-1: 500 (TypeError: late) after the headers of a 200 response were sent; the response is cut short'])
   })
 
   it('should leave a response that was complete as sent, and log why no page went out', async () => {
@@ -69,7 +81,7 @@ describe('createResponder', () => {
     await sendError(fakeRequest(), res, 500, { error: new TypeError('after the answer') })
     assert.equal(res.destroyed, false, 'cutting it could lose what is still buffered')
     assert.equal(res.body, null)
-    assert.deepEqual(errors, ['500 (TypeError: after the answer) after the headers of a 200 response were sent; that response was complete and stays as sent'])
+    assert.deepEqual(errors, ['request req-1: 500 (TypeError: after the answer) after the headers of a 200 response were sent; that response was complete and stays as sent'])
   })
 
   it('should send a 500 through the class\'s methods when a wrapper on the response fails', async () => {
@@ -86,7 +98,7 @@ describe('createResponder', () => {
     assert.match(res.body, /<title>500 Internal Server Error<\/title>/)
     assert.equal(Object.hasOwn(res, 'end'), false, 'the wrapper is taken away')
     assert.equal(errors.length, 1)
-    assert.match(errors[0], /^application code that wrapped the response \(end\) failed while svr answered through it:$/)
+    assert.match(errors[0], /^request req-1: application code that wrapped the response \(end\) failed while svr answered through it:$/)
   })
 
   it('should not hide a failure when nothing of the application stood in front of the response', async () => {

@@ -4,7 +4,8 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const fc = require('fast-check')
-const { sanitizePath, fixRawBytes, classifyRewrite } = require('../../lib/paths/sanitize-path')
+const { sanitizePath, classifyRewrite } = require('../../lib/paths/sanitize-path')
+const { fixRawBytes } = require('../../lib/paths/percent')
 
 const ROOT = '/srv/www'
 const RUNS = 5000

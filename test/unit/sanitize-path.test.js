@@ -2,7 +2,8 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { sanitizePath, fixRawBytes, decodePath, classifyRewrite } = require('../../lib/paths/sanitize-path')
+const { sanitizePath, classifyRewrite } = require('../../lib/paths/sanitize-path')
+const { fixRawBytes, decodePath } = require('../../lib/paths/percent')
 
 // What SVR.JS 3.15.7's sanitizer gives for these paths, except that raw `<` `>`
 // are encoded (3.x let them through because of a stray `]` in its regex).

@@ -3,7 +3,7 @@
 const { describe, it, mock } = require('node:test')
 const assert = require('node:assert/strict')
 const { createStatusStage, formatDuration, STATUS_PATH } = require('../../lib/pipeline/stages/status')
-const { inProcessRuntime } = require('../../lib/primary/coordinator')
+const { inProcessRuntime } = require('../helpers/in-process-runtime')
 
 function stage (config = {}) {
   const shared = { serverString: 'svr', mods: [], respond: { sendError: mock.fn() }, runtime: inProcessRuntime({ warn () {} }).runtime }

@@ -2,7 +2,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { wildcardPattern } = require('../../lib/tls/sni')
+const { wildcardPattern } = require('../../lib/hosts/server-names')
 const { withoutHopByHop } = require('../../lib/http2/compat')
 const { http2Settings } = require('../../lib/tls/options')
 const { httpLimitOptions } = require('../../lib/worker/limits')

@@ -27,12 +27,12 @@ function createLegacyApi (options, shared) {
     }
     function callServerError (code, extName, stack, headers) {
       const extra = errorArguments(extName, stack, headers)
-      respond.sendError(req, res, code, extra)
+      respond.sendError(ctx, code, extra)
     }
     function redirect (destination, isTemporary, keepMethod, headers) {
       const status = isTemporary ? (keepMethod ? 307 : 302) : (keepMethod ? 308 : 301)
       if (headers) setHeaders(res, headers)
-      respond.redirect(req, res, destination, status)
+      respond.redirect(ctx, destination, status)
     }
     return [
       req, res, serverconsole, responseEnd, ctx.pathname, extensionOf(ctx.pathname),

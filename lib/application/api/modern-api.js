@@ -23,9 +23,9 @@ function createModernApi (options, shared, legacy) {
     req.originalParsedURL = legacyUrlObject(req, { pathname: ctx.origHref, search: ctx.search })
     req.isProxy = ctx.isProxy
     req.authUser = ctx.authUser
-    res.error = (code, extName, stack, headers) => respond.sendError(req, res, code, errorArguments(extName, stack, headers))
+    res.error = (code, extName, stack, headers) => respond.sendError(ctx, code, errorArguments(extName, stack, headers))
     res.redirect = (destination, isTemporary, keepMethod) => {
-      respond.redirect(req, res, destination, isTemporary ? (keepMethod ? 307 : 302) : (keepMethod ? 308 : 301))
+      respond.redirect(ctx, destination, isTemporary ? (keepMethod ? 307 : 302) : (keepMethod ? 308 : 301))
     }
     res.head = legacy.chrome.head
     res.foot = legacy.chrome.foot

@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { UPLOADS_TEMP_PREFIX } = require('../../util/private-temp')
+const { UPLOADS_TEMP_PREFIX } = require('../../config/server-root')
 
 /**
  * SVR.JS's `parsePostData([formidableOptions], callback)`: parses a POST
@@ -20,14 +20,14 @@ function createPostDataParser (options, shared) {
   const { config } = options
   const uploadDir = makeUploadDir()
 
-  return function parsePostDataFor (req, res) {
+  return function parsePostDataFor (req, res, ctx) {
     return function parsePostData (formOptions, callback) {
       if (typeof formOptions === 'function') {
         callback = formOptions
         formOptions = {}
       }
       if (req.method !== 'POST') {
-        shared.respond.sendError(req, res, 405, { headers: { Allow: 'POST' } })
+        shared.respond.sendError(ctx, 405, { headers: { Allow: 'POST' } })
         return
       }
       const settings = formSettings(config, formOptions || {}, uploadDir)
@@ -38,7 +38,7 @@ function createPostDataParser (options, shared) {
         failed = true
         // The rest of the body is not read: close the connection after the answer.
         res.shouldKeepAlive = false
-        shared.respond.sendError(req, res, status, { error: err })
+        shared.respond.sendError(ctx, status, { error: err })
         req.unpipe()
         req.resume()
       }

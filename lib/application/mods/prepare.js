@@ -4,8 +4,9 @@ const fs = require('node:fs/promises')
 const { rmSync } = require('node:fs')
 const path = require('node:path')
 const { svrError } = require('../../errors')
-const { makePrivateTemp, MODS_TEMP_PREFIX } = require('../../util/private-temp')
-const { tempDir, ensureTempDir, isWithin } = require('../server-root')
+const { makePrivateTemp } = require('../../util/private-temp')
+const { tempDir, ensureTempDir, isWithin, MODS_TEMP_PREFIX } = require('../../config/server-root')
+const { modsDir } = require('../locate')
 
 const LEGACY_ARCHIVE = /\.(?:tar\.gz|tgz)$/
 const MODERN_FILE = /\.c?js$/
@@ -104,15 +105,11 @@ async function makeUnpackDir (options, file) {
   return makePrivateTemp(MODS_TEMP_PREFIX, temp)
 }
 
-function modsDir (options) {
-  return path.join(path.dirname(options.configFile), 'mods')
-}
-
 async function unpackLegacyMod (file, dir) {
   await fs.mkdir(dir)
   try {
     // node-tar refuses absolute paths and `..` entries unless told otherwise.
-    // Loaded here, not at the top: workers require this module for modsDir only.
+    // Loaded here, not at the top: only a config with 3.x mods needs it.
     await require('tar').x({ file, cwd: dir, strict: true })
     await fs.access(path.join(dir, 'index.js'))
   } catch (err) {
@@ -132,4 +129,4 @@ async function readModInfo (dir) {
   }
 }
 
-module.exports = { prepareMods, modsDir, modernModFiles }
+module.exports = { prepareMods, modernModFiles }

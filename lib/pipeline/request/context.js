@@ -1,24 +1,38 @@
 'use strict'
 
-const path = require('node:path')
+const { performance } = require('node:perf_hooks')
 const { socketAddresses, requestHostname, normalizeHostHeader } = require('../../hosts/vhost')
 const { resolveClientAddress } = require('../../access/client-address')
-const { attachContext } = require('../../logging/access-log')
+const { newRequestId, acceptableRequestId, HEADER } = require('../../logging/request-id')
+const { kContext, reportWhenOver } = require('./response-bytes')
 
-const kContext = Symbol('svr.context')
+const PROTOCOLS = { '1.1': 'HTTP/1.1', '1.0': 'HTTP/1.0', '2.0': 'HTTP/2.0' }
 
 /**
- * Per-request state shared by the stages. Every field exists from the start
- * so that all contexts have one shape (V8 keeps such objects fast).
+ * The one object of a request, made when it arrives (createContext) and
+ * handed to every stage, to respond and, once the response is over, to the
+ * access log and the metrics, which read their entry off it (the fields of
+ * AccessEntry, lib/logging/format.js). Every field exists from the start so
+ * that all contexts have one shape (V8 keeps such objects fast).
  */
 class RequestContext {
-  constructor (req, options, shared) {
-    const url = req.url
-    const query = url.indexOf('?')
+  constructor (req, res, options, shared) {
+    // Node's request and response, or svr's for an HTTP/2 request on the
+    // bare stream until promote (lib/http2/promote.js) replaces them.
+    this.req = req
+    this.res = res
     this.options = options
     this.config = options.config
     this.shared = shared
-    this.originalUrl = url
+    // When it arrived, for the log line and the duration.
+    this.start = performance.now()
+    this.time = Date.now()
+    this.method = req.method
+    const url = typeof req.url === 'string' ? req.url : ''
+    const query = url.indexOf('?')
+    // The target as received (an HTTP/2 CONNECT has none).
+    this.originalUrl = req.url
+    this.protocol = PROTOCOLS[req.httpVersion] || 'HTTP/' + req.httpVersion
     // Raw, still percent-encoded path; the sanitize stage replaces it with the clean form.
     this.pathname = query === -1 ? url : url.slice(0, query)
     this.search = query === -1 ? '' : url.slice(query)
@@ -32,15 +46,23 @@ class RequestContext {
     normalizeHostHeader(req)
     this.hostname = requestHostname(req)
     // What the virtual-host entries say about this host and local address,
-    // picked once here (lib/pipeline/site.js); shared.sites is absent only in tests
-    // that make a context by hand.
-    this.site = shared.sites === undefined ? null : shared.sites.resolve(this.hostname, this.localAddress)
-    // The `{path}` headers are set (lib/pipeline/request/custom-headers.js sendPathHeaders).
-    this.pathHeadersSet = false
+    // picked once here (lib/pipeline/site.js). A request without a target
+    // (an HTTP/2 CONNECT) gets the entries for any host and address;
+    // shared.sites is absent only in tests that make a context by hand.
+    this.site = shared.sites === undefined
+      ? null
+      : typeof req.url === 'string' ? shared.sites.resolve(this.hostname, this.localAddress) : shared.sites.resolve('', '')
+    // The `{path}` headers are set (lib/pipeline/request/custom-headers.js
+    // sendPathHeaders); a request without a target has no path for them.
+    this.pathHeadersSet = typeof req.url !== 'string'
     // Arrived over TLS (HTTPS or HTTP/2), not on the plain-HTTP server.
     this.secure = req.socket.encrypted === true
+    // Taken through the stages (handleRequest), not answered before them
+    // (413 on Content-Length, 417).
+    this.inPipeline = false
     this.decodedPath = null
     this.fsPath = null
+    // What the file store said of fsPath (lib/file-store/request-stats.js).
     this.stat = undefined
     this.statPath = null
     this.error = null
@@ -58,121 +80,62 @@ class RequestContext {
     // wrapped, and a wrapper failing in a callback is then that request's
     // 500, not the worker's end.
     this.applicationScope = null
+    // What the access log reports once the response is over
+    // (lib/pipeline/request/response-bytes.js).
+    this.status = 0
+    this.bytes = 0
+    this.socket = null
+    this.sentBefore = -1
+    this.sentAfter = -1
+    this.referer = undefined
+    this.userAgent = undefined
+    this.duration = 0
+    this.completed = false
+    this.worker = 'single'
+    this.log = null
     if (this.config.enableIPSpoofing) resolveClientAddress(this, req)
-    // Sent as X-Request-Id, written to the logs and shown on 5xx pages.
-    // Stays last: a trusted proxy's id is adopted only when the fields
-    // above have established that the peer is one.
-    this.requestId = attachContext(req, this)
-    req[kContext] = this
+    // Sent as X-Request-Id at once, so every answer carries it; written to
+    // the logs and shown on 5xx pages. Chosen after the client address:
+    // a proxy's id is adopted only when the peer is a trusted one.
+    this.requestId = this.fromTrustedProxy ? acceptableRequestId(req.headers['x-request-id']) || newRequestId() : newRequestId()
+    res[kContext] = this
+    res.setHeader(HEADER, this.requestId)
+    if (shared.accessLog !== undefined && shared.accessLog.wanted) reportWhenOver(this, shared.accessLog)
+  }
+
+  /**
+   * Carry on with the request and response that replace this request's
+   * (lib/http2/promote.js): the stages, respond and the access log follow.
+   * @param {object} req
+   * @param {object} res
+   */
+  moveTo (req, res) {
+    this.req = req
+    this.res = res
+    res[kContext] = this
   }
 }
 
 /**
  * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
  * @param {object} options runtime options ({config, configFile, installDir, …})
- * @param {object} shared per-worker services (respond, log, …)
+ * @param {object} shared per-worker services (respond, log, sites, accessLog, …)
  * @returns {RequestContext}
  */
-function createContext (req, options, shared) {
-  return new RequestContext(req, options, shared)
+function createContext (req, res, options, shared) {
+  return new RequestContext(req, res, options, shared)
 }
 
 /**
- * The context made for a request, for code that is handed only the request
- * (the responder).
- * @param {import('node:http').IncomingMessage} req
- * @returns {RequestContext|null} null before the pipeline made one
+ * The context of a response, for code that is handed only the response
+ * (the response classes, when application code calls them).
+ * @param {object} res
+ * @returns {RequestContext|null} null for a response svr made no context for
  */
-function contextOf (req) {
-  const ctx = req[kContext]
+function contextOfResponse (res) {
+  const ctx = res[kContext]
   return ctx === undefined ? null : ctx
 }
 
-/**
- * Give a context to the request that replaces the one it was made for
- * (lib/http2/promote.js), so that contextOf finds it there.
- * @param {object} req
- * @param {RequestContext} ctx
- */
-function moveContext (req, ctx) {
-  req[kContext] = ctx
-}
-
-/**
- * Stat the file the request maps to, once: a later call returns the cached
- * result unless a rewrite pointed the request at another path since. The
- * stats come from the worker's file store (lib/file-store), so they may be
- * up to fileCacheTtl old; stages that must see the disk as it is now ask
- * the store for fresh ones (statFresh).
- * @param {RequestContext} ctx with fsPath set
- * @returns {Promise<import('node:fs').Stats|null>} null when it does not exist
- */
-async function statOnce (ctx) {
-  const known = knownStat(ctx)
-  if (known !== undefined) return known
-  return remember(ctx, ctx.fsPath, ctx.shared.files.stat(ctx.fsPath))
-}
-
-async function remember (ctx, target, pending) {
-  // An error belongs to the path it came from, not to a rewritten one.
-  ctx.error = null
-  let stats = null
-  try {
-    stats = await pending
-  } catch (err) {
-    ctx.error = err
-  }
-  return keep(ctx, target, stats)
-}
-
-function keep (ctx, target, stats) {
-  ctx.stat = stats
-  ctx.statPath = target
-  return stats
-}
-
-/**
- * The stats statOnce would give, when they are at hand without waiting:
- * taken earlier in this request, or settled in the stat cache. Stages ask
- * it first, so that a hot path is judged without a promise.
- * @param {RequestContext} ctx with fsPath set
- * @returns {import('node:fs').Stats | null | undefined} undefined when only
- *   statOnce can tell
- */
-function knownStat (ctx) {
-  const target = ctx.fsPath
-  if (ctx.stat !== undefined && ctx.statPath === target) return ctx.stat
-  const stats = ctx.shared.files.peekStat(target)
-  if (stats === undefined) return undefined
-  ctx.error = null
-  return keep(ctx, target, stats)
-}
-
-/**
- * statOnce, but taken now: for answers that must show the disk as it is
- * (a listing after a file was added, a permanent redirect). The store
- * keeps them for the next requests.
- * @param {RequestContext} ctx with fsPath set
- * @returns {Promise<import('node:fs').Stats|null>}
- */
-function statFresh (ctx) {
-  return remember(ctx, ctx.fsPath, ctx.shared.files.freshStat(ctx.fsPath))
-}
-
-/**
- * @param {string} root absolute webroot
- * @param {string} decoded decoded, sanitized path starting with '/'
- * @returns {string}
- */
-function toFsPath (root, decoded) {
-  // What path.join would return, without its normalizing pass, for the
-  // usual path: no dot segment, no empty segment, a root without a
-  // trailing slash (path.resolve gives one, except for '/').
-  if (decoded.indexOf('/.') === -1 && decoded.indexOf('//') === -1 && root.length > 1 &&
-      root.charCodeAt(root.length - 1) !== 47 /* / */) {
-    return root + decoded
-  }
-  return path.join(root, decoded)
-}
-
-module.exports = { createContext, contextOf, moveContext, statOnce, knownStat, statFresh, toFsPath, RequestContext }
+module.exports = { createContext, contextOfResponse, RequestContext }

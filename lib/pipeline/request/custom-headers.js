@@ -1,6 +1,6 @@
 'use strict'
 
-const { fixRawBytes } = require('../../paths/sanitize-path')
+const { fixRawBytes } = require('../../paths/percent')
 
 const PATH_PLACEHOLDER = '{path}'
 

@@ -1,7 +1,7 @@
 'use strict'
 
 const http = require('node:http')
-const { contextOf } = require('./context')
+const { contextOfResponse } = require('./context')
 
 /**
  * SVR.JS let a second `res.writeHead` pass with a warning: 3.x code that
@@ -20,9 +20,9 @@ const { contextOf } = require('./context')
  */
 function ignoreSecondWriteHead (res, statusCode) {
   if (!res.headersSent) return false
-  const ctx = contextOf(res.req)
+  const ctx = contextOfResponse(res)
   // svr's own answers before the pipeline (413, 417) keep Node's error.
-  if (ctx === null) return false
+  if (ctx === null || !ctx.inPipeline) return false
   ctx.shared.log.warn('request ' + ctx.requestId + ': writeHead(' + statusCode +
     ') after the headers were sent is ignored, as SVR.JS did')
   return true

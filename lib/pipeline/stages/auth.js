@@ -31,11 +31,11 @@ function createAuthStage (options, shared) {
 
 function answer (respond, rule, req, res, ctx, { wait, user }) {
   if (wait !== 0) {
-    respond.sendError(req, res, 429, { headers: { 'Retry-After': String(wait) } })
+    respond.sendError(ctx, 429, { headers: { 'Retry-After': String(wait) } })
     return true
   }
   if (user === null) {
-    respond.sendError(req, res, 401, { headers: rule.challenge })
+    respond.sendError(ctx, 401, { headers: rule.challenge })
     return true
   }
   ctx.authUser = user

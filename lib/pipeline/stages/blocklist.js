@@ -22,7 +22,7 @@ function createBlocklistStage (options, shared) {
   const { respond } = shared
   return function checkBlocklist (req, res, ctx) {
     if (!isBlocked(ctx.clientAddress)) return false
-    respond.sendError(req, res, 403)
+    respond.sendError(ctx, 403)
     return true
   }
 }

@@ -1,6 +1,7 @@
 'use strict'
 
 const { buildForbiddenPaths, comparablePath, findForbidden } = require('../../access/forbidden-paths')
+const { codeLocations } = require('../../application/locate')
 
 const WELL_KNOWN = '/.well-known'
 
@@ -16,7 +17,7 @@ const WELL_KNOWN = '/.well-known'
  * @returns {((req, res, ctx) => boolean) | null}
  */
 function createForbiddenStage (options, shared) {
-  const table = buildForbiddenPaths(options)
+  const table = buildForbiddenPaths(options, codeLocations(options))
   const { dotfiles, enableLogging } = options.config
   if (table.files.size === 0 && table.dirs.size === 0 && dotfiles === 'allow') return null
   const dotStatus = dotfiles === 'deny' ? 403 : dotfiles === 'ignore' ? 404 : 0
@@ -26,11 +27,11 @@ function createForbiddenStage (options, shared) {
     const reason = findForbidden(table, p)
     if (reason !== null) {
       if (enableLogging) log.info('403 for ' + ctx.pathname + ' from ' + ctx.clientAddress + ': ' + reason)
-      respond.sendError(req, res, 403)
+      respond.sendError(ctx, 403)
       return true
     }
     if (dotStatus !== 0 && hasDotSegment(p)) {
-      respond.sendError(req, res, dotStatus)
+      respond.sendError(ctx, dotStatus)
       return true
     }
     return false

@@ -1,7 +1,7 @@
 'use strict'
 
 const net = require('node:net')
-const { wildcardPattern, hostPart } = require('../../tls/sni')
+const { wildcardPattern, hostPart } = require('../../hosts/server-names')
 
 const TRAILING_DOTS = /\.+$/
 
@@ -30,17 +30,17 @@ function createHttpsRedirectStage (options, shared) {
     if (ctx.secure) return false
     // The plain server is no proxy, as in SVR.JS.
     if (ctx.isProxy) {
-      respond.sendError(req, res, 501)
+      respond.sendError(ctx, 501)
       return true
     }
     const host = ctx.hostname !== '' && (isOwnName(ctx.hostname) || ctx.hostname === ctx.localAddress)
       ? ctx.hostname
       : fallback
     if (host === '') {
-      respond.sendError(req, res, 400)
+      respond.sendError(ctx, 400)
       return true
     }
-    respond.redirect(req, res, 'https://' + (net.isIPv6(host) ? '[' + host + ']' : host) + port + req.url, 301)
+    respond.redirect(ctx, 'https://' + (net.isIPv6(host) ? '[' + host + ']' : host) + port + req.url, 301)
     return true
   }
 }

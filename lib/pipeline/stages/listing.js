@@ -1,11 +1,12 @@
 'use strict'
 
 const crypto = require('node:crypto')
-const { statFresh } = require('../request/context')
-const { decodePath } = require('../../paths/sanitize-path')
+const { statFresh } = require('../../file-store/request-stats')
+const { decodePath } = require('../../paths/percent')
 const { statusForFsError } = require('../../static/fs-errors')
 const { checkPreconditions } = require('../../static/conditional')
 const { buildForbiddenPaths, comparablePath, findForbidden } = require('../../access/forbidden-paths')
+const { codeLocations } = require('../../application/locate')
 const { readEntries, sortEntries } = require('../../listing/read')
 const { renderListing } = require('../../listing/render')
 const { createPageCache } = require('../../listing/page-cache')
@@ -39,7 +40,7 @@ function createListingStage (options, shared) {
   const { respond, log } = shared
   const readChrome = createChromeReader({ site: config.enableDirectoryListingWithDefaultHead ? config.wwwroot : null, ttl: config.fileCacheTtl, log })
   const pages = createPageCache({ maxEntries: 256, maxBytes: 32 * 1024 * 1024 })
-  const hiddenIn = hiddenNames(buildForbiddenPaths(options))
+  const hiddenIn = hiddenNames(buildForbiddenPaths(options, codeLocations(options)))
   const etags = config.enableETag
 
   async function build (ctx, dirMtimeMs) {
@@ -80,7 +81,7 @@ function createListingStage (options, shared) {
     const stat = await statFresh(ctx)
     if (stat === null || !stat.isDirectory()) return false
     if (!ctx.site.listing) {
-      respond.sendError(req, res, 403, DISABLED)
+      respond.sendError(ctx, 403, DISABLED)
       return true
     }
     let page
@@ -89,12 +90,12 @@ function createListingStage (options, shared) {
     } catch (err) {
       const status = statusForFsError(err)
       if (status >= 500) log.error(req.method + ' ' + req.url + ' listing failed:', err)
-      respond.sendError(req, res, status, { error: status >= 500 ? err : undefined })
+      respond.sendError(ctx, status, { error: status >= 500 ? err : undefined })
       return true
     }
     const status = page.etag === null ? 0 : checkPreconditions(req.headers, page.etag, NaN)
     if (status === 412) {
-      respond.sendError(req, res, 412)
+      respond.sendError(ctx, 412)
     } else {
       writeListing(req, res, page, status === 304)
     }

@@ -28,7 +28,7 @@ function createMethodsStage (options, shared) {
       res.end()
       return true
     }
-    respond.sendError(req, res, 405, { headers: ALLOW_HEADERS })
+    respond.sendError(ctx, 405, { headers: ALLOW_HEADERS })
     return true
   }
 }

@@ -28,7 +28,7 @@ function createMetricsStage (options, shared) {
     }, (err) => {
       // A partial scrape would look like counter resets; better none.
       log.warn('metrics unavailable: ' + err.message)
-      respond.sendError(req, res, 503, { headers: { 'Retry-After': '1' } })
+      respond.sendError(ctx, 503, { headers: { 'Retry-After': '1' } })
       return true
     })
   }

@@ -33,8 +33,8 @@ function createNonStandardCodesStage (options, shared) {
     for (const rule of rules) {
       if (!entryMatches(rule.match, ctx, url, href)) continue
       if (rule.users !== null && !rule.users(ctx.clientAddress)) continue
-      if (rule.redirect) respond.redirect(req, res, redirectTarget(rule, url, href, ctx), rule.scode)
-      else respond.sendError(req, res, rule.scode)
+      if (rule.redirect) respond.redirect(ctx, redirectTarget(rule, url, href, ctx), rule.scode)
+      else respond.sendError(ctx, rule.scode)
       return true
     }
     return false

@@ -43,7 +43,7 @@ function createProxyStage (options, shared) {
 
   function failed (req, res, ctx, err) {
     shared.log.error('request ' + ctx.requestId + ': proxying failed:', err)
-    shared.respond.sendError(req, res, 502, { error: err })
+    shared.respond.sendError(ctx, 502, { error: err })
   }
 }
 

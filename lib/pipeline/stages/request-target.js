@@ -1,7 +1,9 @@
 'use strict'
 
-const { MAX_REQUEST_LINE } = require('../../worker/client-error')
 const { sendPathHeaders } = require('../request/custom-headers')
+
+// nginx answers a request line longer than its header buffer (8 KiB) with 414.
+const MAX_REQUEST_LINE = 8192
 
 const ALLOW_ALL = 'GET, HEAD, OPTIONS'
 
@@ -16,11 +18,11 @@ function createRequestTargetStage (options, shared) {
   return function checkRequestTarget (req, res, ctx) {
     const url = req.url
     if (url.length > MAX_REQUEST_LINE) {
-      respond.sendError(req, res, 414)
+      respond.sendError(ctx, 414)
       return true
     }
     if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
-      respond.sendError(req, res, 400)
+      respond.sendError(ctx, 400)
       return true
     }
     const first = url.charCodeAt(0)
@@ -32,14 +34,14 @@ function createRequestTargetStage (options, shared) {
         res.setHeader('Allow', ALLOW_ALL)
         res.end()
       } else {
-        respond.sendError(req, res, 400)
+        respond.sendError(ctx, 400)
       }
       return true
     }
     // Absolute-form and other targets: only a proxy mod could serve them.
-    respond.sendError(req, res, 501)
+    respond.sendError(ctx, 501)
     return true
   }
 }
 
-module.exports = { createRequestTargetStage }
+module.exports = { createRequestTargetStage, MAX_REQUEST_LINE }

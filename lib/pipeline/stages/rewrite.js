@@ -1,11 +1,13 @@
 'use strict'
 
-const { statOnce, toFsPath } = require('../request/context')
+const { statOnce } = require('../../file-store/request-stats')
+const { toFsPath } = require('../../paths/fs-path')
 const { compilePostfixes } = require('../../rewrite/postfix')
 const { compileRewriteMap, ruleMatches, statAllows, applyRule, collapseSlashes } = require('../../rewrite/rewrite-map')
 const { compileWwwRedirect } = require('../../rewrite/www-redirect')
 const { RuleIndex } = require('../../rewrite/rule-index')
-const { sanitizePath, fixRawBytes, decodePath, classifyRewrite } = require('../../paths/sanitize-path')
+const { sanitizePath, classifyRewrite } = require('../../paths/sanitize-path')
+const { fixRawBytes, decodePath } = require('../../paths/percent')
 
 /**
  * URL changes decided by configuration, in SVR.JS order: `wwwredirect`, then web-root postfixes, then the
@@ -37,7 +39,7 @@ function createRewriteStage (options, shared) {
     if (wwwLocation !== null) {
       const location = wwwLocation(req, ctx)
       if (location !== null) {
-        state.respond.redirect(req, res, location, 301)
+        state.respond.redirect(ctx, location, 301)
         return true
       }
     }
@@ -110,7 +112,7 @@ function commitUrl (state, req, res, ctx, url, allowDoubleSlashes) {
     // SVR.JS: "Content blocked" for a rewrite that climbs with `..`.
     const status = verdict === 'escapes' && sanitizePath(path, allowDoubleSlashes) !== null ? 403 : 400
     ctx.shared.log.warn('rewritten URL refused (' + status + '): ' + ctx.originalUrl + ' -> ' + fixed)
-    state.respond.sendError(req, res, status)
+    state.respond.sendError(ctx, status)
     return true
   }
   ctx.pathname = clean

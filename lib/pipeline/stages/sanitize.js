@@ -1,7 +1,8 @@
 'use strict'
 
-const { toFsPath } = require('../request/context')
-const { sanitizePath, fixRawBytes, decodePath } = require('../../paths/sanitize-path')
+const { toFsPath } = require('../../paths/fs-path')
+const { sanitizePath } = require('../../paths/sanitize-path')
+const { fixRawBytes, decodePath } = require('../../paths/percent')
 const { relativeLocation } = require('../../paths/relative-location')
 
 /**
@@ -30,7 +31,7 @@ function createSanitizeStage (options, shared) {
     const clean = sanitizePath(path, allowDoubleSlashes)
     const decoded = clean === null ? null : decodePath(clean)
     if (decoded === null) {
-      respond.sendError(req, res, 400)
+      respond.sendError(ctx, 400)
       return true
     }
     ctx.pathname = clean
@@ -39,7 +40,7 @@ function createSanitizeStage (options, shared) {
     ctx.fsPath = toFsPath(root, decoded)
     ctx.origHref = clean
     if (clean !== path && !rewriteDirty) {
-      respond.redirect(req, res, relativeLocation(clean, search), 301)
+      respond.redirect(ctx, relativeLocation(clean, search), 301)
       return true
     }
     // Only byte fixes (latin-1, hex case) or a dirty path served as clean:

@@ -1,6 +1,6 @@
 'use strict'
 
-const { statOnce, knownStat } = require('../request/context')
+const { statOnce, knownStat } = require('../../file-store/request-stats')
 const { statusForFsError } = require('../../static/fs-errors')
 const { createWriter } = require('../../static/writer')
 const { refusal } = require('../../file-store/representation')
@@ -21,7 +21,7 @@ function createStaticStage (options, shared) {
 
   function failMissing (req, res, ctx) {
     const err = ctx.error !== null && ctx.error.path === ctx.fsPath ? ctx.error : null
-    refuse(req, res, statusForFsError(err), err)
+    refuse(ctx, statusForFsError(err), err)
     return true
   }
 
@@ -31,7 +31,7 @@ function createStaticStage (options, shared) {
     if (stat.isDirectory()) return serveDirectory(req, res, ctx)
     // FIFOs, sockets and devices: reading one could block or never end.
     const rep = stat.isFile() ? await files.resolve(req, ctx.pathname, ctx.fsPath, stat, false) : refusal(501, null)
-    write(req, res, rep)
+    write(ctx, rep)
     return true
   }
 
@@ -41,10 +41,10 @@ function createStaticStage (options, shared) {
       // Not this stage's to answer, unless the directory is out of bounds.
       const refused = await files.judgeDirectory(ctx.fsPath)
       if (refused === null) return false
-      write(req, res, refused)
+      write(ctx, refused)
       return true
     }
-    write(req, res, await files.resolve(req, joinUrlPath(ctx.pathname, index.name), index.path, index.stat, true))
+    write(ctx, await files.resolve(req, joinUrlPath(ctx.pathname, index.name), index.path, index.stat, true))
     return true
   }
 
@@ -57,7 +57,7 @@ function createStaticStage (options, shared) {
     if (stat !== undefined && stat.isFile()) {
       const rep = files.held(req, ctx.pathname, ctx.fsPath, stat)
       if (rep !== null) {
-        write(req, res, rep)
+        write(ctx, rep)
         return true
       }
     }

@@ -1,7 +1,7 @@
 'use strict'
 
-const { statOnce, statFresh, knownStat } = require('../request/context')
-const { fixRawBytes } = require('../../paths/sanitize-path')
+const { statOnce, statFresh, knownStat } = require('../../file-store/request-stats')
+const { fixRawBytes } = require('../../paths/percent')
 const { relativeLocation } = require('../../paths/relative-location')
 
 /**
@@ -35,7 +35,7 @@ async function redirectIfDirectory (req, res, ctx, respond) {
   // TTL old. Only directories asked for without their slash pay the stat.
   const today = await statFresh(ctx)
   if (today === null || !today.isDirectory()) return false
-  respond.redirect(req, res, relativeLocation(ctx.origHref + '/', originalSearch(ctx)), 301)
+  respond.redirect(ctx, relativeLocation(ctx.origHref + '/', originalSearch(ctx)), 301)
   return true
 }
 

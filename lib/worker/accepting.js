@@ -1,7 +1,7 @@
 'use strict'
 
-const { listenOnHandle } = require('../listen-sockets')
-const { stateOf } = require('../../worker/server-state')
+const { listenOnHandle } = require('./listen-on-handle')
+const { stateOf } = require('./server-state')
 
 /**
  * Console `close`: stop listening, as SVR.JS does, so new clients are

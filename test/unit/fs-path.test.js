@@ -4,7 +4,7 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const fc = require('fast-check')
-const { toFsPath } = require('../../lib/pipeline/request/context')
+const { toFsPath } = require('../../lib/paths/fs-path')
 
 describe('toFsPath', () => {
   it('should equal path.join for any root and path, dot and empty segments included', () => {

@@ -5,6 +5,12 @@ const path = require('node:path')
 
 // The directory SVR.JS 3.x code finds as `__dirname` of a script, and the
 // one under which 3.x mods are unpacked.
+// Name prefixes of the private temp directories svr makes for application
+// code (lib/util/private-temp.js). SVR.JS unpacked 3.x mods into
+// `<server root>/temp/modloader/<file>/`; one directory per start or reload
+// keeps that depth.
+const MODS_TEMP_PREFIX = 'modloader-'
+const UPLOADS_TEMP_PREFIX = 'svr-uploads-'
 const TEMP_NAME = 'temp'
 
 /**
@@ -69,4 +75,4 @@ async function realOrSelf (file) {
   }
 }
 
-module.exports = { serverRoot, tempDir, ensureTempDir, isWithin }
+module.exports = { serverRoot, tempDir, ensureTempDir, isWithin, MODS_TEMP_PREFIX, UPLOADS_TEMP_PREFIX }

@@ -57,7 +57,7 @@ function containRequestError (err, log) {
   const { req, res, ctx } = request
   log.error('uncaught error in application code on ' + req.method + ' ' + ctx.originalUrl + ':', err)
   if (res.headersSent) res.destroy()
-  else ctx.shared.respond.sendError(req, res, 500, { error: err instanceof Error ? err : new Error(String(err)) })
+  else ctx.shared.respond.sendError(ctx, 500, { error: err instanceof Error ? err : new Error(String(err)) })
   return true
 }
 

@@ -1,0 +1,36 @@
+'use strict'
+
+/**
+ * The svr_acme_* series of the metrics endpoint, in prom-client's JSON form.
+ * @param {Array<{name: string, notAfter: number|null, failures: number}>} rows
+ *   the certificate manager's summary
+ * @param {Object<string, number>} counts orders by result
+ * @returns {object[]}
+ */
+function acmeMetricSeries (rows, counts) {
+  return [
+    {
+      name: 'svr_acme_certificate_expiry_timestamp_seconds',
+      help: 'When the certificate automatic HTTPS serves for a name expires (Unix time); 0 while it has none.',
+      type: 'gauge',
+      aggregator: 'max',
+      values: rows.map((row) => ({ labels: { name: row.name }, value: row.notAfter === null ? 0 : Math.floor(row.notAfter / 1000) }))
+    },
+    {
+      name: 'svr_acme_orders_total',
+      help: 'Certificate orders by result: issued, or failed (each failed attempt counts).',
+      type: 'counter',
+      aggregator: 'sum',
+      values: Object.keys(counts).map((result) => ({ labels: { result }, value: counts[result] }))
+    },
+    {
+      name: 'svr_acme_failures',
+      help: 'Failed orders in a row for a name (0 after a success).',
+      type: 'gauge',
+      aggregator: 'max',
+      values: rows.map((row) => ({ labels: { name: row.name }, value: row.failures }))
+    }
+  ]
+}
+
+module.exports = { acmeMetricSeries }

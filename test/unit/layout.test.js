@@ -1,0 +1,24 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const { checkLayout, report, MAX_ROOT_FILES } = require('../../scripts/layout')
+
+// The layout is part of the architecture (docs/architecture.md): a folder
+// imports only folders below it, lib/'s root stays small and no file grows
+// past what one concern needs.
+describe('lib/ layout', () => {
+  const layout = checkLayout()
+
+  it('has no circle of folders importing each other', () => {
+    assert.deepEqual(layout.circles, [], report({ ...layout, rootFiles: [], longFiles: [] }).join('\n'))
+  })
+
+  it(`keeps at most ${MAX_ROOT_FILES} files at lib/'s root`, () => {
+    assert.ok(layout.rootFiles.length <= MAX_ROOT_FILES, layout.rootFiles.join(', '))
+  })
+
+  it('has no file over 300 lines', () => {
+    assert.deepEqual(layout.longFiles, [])
+  })
+})
