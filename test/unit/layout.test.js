@@ -2,6 +2,8 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
 const { checkLayout, report, MAX_ROOT_FILES } = require('../../scripts/layout')
 
 // The layout is part of the architecture (docs/architecture.md): a folder
@@ -20,5 +22,21 @@ describe('lib/ layout', () => {
 
   it('has no file over 300 lines', () => {
     assert.deepEqual(layout.longFiles, [])
+  })
+})
+
+describe('the docs', () => {
+  const root = path.join(__dirname, '..', '..')
+  const docs = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => 'docs/' + name)]
+
+  it('name only files of lib/ that exist (a recipe\'s `your-…` excepted)', () => {
+    const missing = []
+    for (const doc of docs) {
+      const text = fs.readFileSync(path.join(root, doc), 'utf8')
+      for (const [file] of text.matchAll(/(?<![\w/])lib\/[\w./-]+\.js\b/g)) {
+        if (!file.includes('/your-') && !fs.existsSync(path.join(root, file))) missing.push(doc + ': ' + file)
+      }
+    }
+    assert.deepEqual(missing, [])
   })
 })
