@@ -52,7 +52,10 @@ describe('automatic HTTPS failures and fleets', { skip: skipWithout(...TOOLS) },
   })
 
   it('orders once for two instances sharing one storage directory', async (t) => {
-    const { ports, pebble, site, storage } = await setUp(t)
+    // Either instance may order before the other one even listens: Pebble
+    // validates on whichever listens, as through a load balancer in front
+    // of both, and each answers the other's challenges from the storage.
+    const { ports, pebble, site, storage } = await setUp(t, { fleet: true })
     // The second instance: other ports, same storage (as behind a load balancer, with a shared volume).
     const second = await makeSite(t, {}, { 'index.html': 'hello\n' })
     const secondHttps = ports.secondHttps
