@@ -2,7 +2,9 @@
 
 // The test suite's own rules for system tools: one list of them with their
 // Debian packages, the same packages in .ci/run and the README, a skip with
-// the install command outside CI, a failure under CI, and one summary line.
+// the install command outside CI, a failure under CI, and one summary line;
+// the Node.js versions CI tests are the ones the README supports; ports
+// for servers told theirs in advance that nothing else takes.
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
@@ -49,6 +51,26 @@ describe('system tools of the tests', () => {
     const readmeList = readme.match(/^go install (.*)$/m)
     assert.ok(readmeList, 'README has the go install command')
     assert.deepEqual(readmeList[1].split(' ').sort(), modules)
+  })
+
+  it('.ci/run tests the Node.js versions the README supports, which package.json engines allow', async () => {
+    const ci = await fsp.readFile(path.join(ROOT, '.ci', 'run'), 'utf8')
+    const ciList = ci.match(/^NODE_VERSIONS=\(([^)]*)\)$/m)
+    assert.ok(ciList, '.ci/run has a NODE_VERSIONS line')
+    const versions = ciList[1].split(' ')
+    for (const version of versions) assert.match(version, /^\d+\.\d+\.\d+$/, 'an exact release')
+    const majors = versions.map((version) => Number(version.split('.')[0]))
+    const readme = await fsp.readFile(path.join(ROOT, 'README.md'), 'utf8')
+    const section = readme.match(/^### Node\.js versions\n\n([\s\S]*?)\n#/m)
+    assert.ok(section, 'README has a "Node.js versions" section')
+    const text = section[1].replace(/\s+/g, ' ')
+    assert.ok(text.startsWith(`svr supports Node.js ${majors.join(' and ')}:`), text)
+    assert.ok(text.includes(`releases ${versions.join(' and ')}`), text)
+    const { engines } = JSON.parse(await fsp.readFile(path.join(ROOT, 'package.json'), 'utf8'))
+    const lowest = engines.node.match(/^>=(\d+)$/)
+    assert.ok(lowest, 'engines.node is ">=N"')
+    assert.ok(majors.every((major) => major >= Number(lowest[1])), 'engines allows every supported version')
+    if (Number(lowest[1]) < Math.min(...majors)) assert.ok(text.includes(`Node.js ${lowest[1]} still works`), 'the README says what engines allows beyond the supported versions')
   })
 
   it('outside CI a missing Go tool names its go install command', async () => {
