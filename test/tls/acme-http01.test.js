@@ -34,7 +34,7 @@ describe('automatic HTTPS over http-01', { skip: skipWithout(...TOOLS) }, () => 
     const served = await handshake(ports.https, NAME)
     assert.match(served.issuer, /^Pebble Intermediate CA /)
     assert.equal(served.subjectAltName, 'DNS:' + NAME)
-    assert.equal(pebble.orders(), 1)
+    assert.equal(pebble.orders(), 1, 'one order; svr said:\n' + svr.output.split('\n').filter((line) => /acme:|up \(pid/.test(line)).join('\n'))
     const notAfter = Date.parse(new crypto.X509Certificate(await fs.readFile(path.join(storage, 'certificates', NAME, 'cert.pem'))).validTo)
     const metrics = (await httpsRequest(ports.https, '/metrics', { servername: NAME, headers: { host: NAME } })).body.split('\n')
     assert.ok(metrics.includes('svr_acme_certificate_expiry_timestamp_seconds{name="acme-test.example"} ' + notAfter / 1000), metrics.join('\n'))
