@@ -56,6 +56,10 @@ class CertificateManager {
     // one before that waits rather than failing its handshake.
     this.loaded = Promise.resolve()
     this.owner = os.hostname() + ':' + process.pid + ':' + crypto.randomBytes(4).toString('hex')
+    // Settles once a worker listens. The CA validates as soon as it is
+    // asked, and the ports refuse until then: an order placed earlier
+    // fails its validation (which the CA counts) and waits for a retry.
+    this.listening = new Promise((resolve) => { this.workerListening = resolve })
   }
 
   /**
@@ -77,7 +81,7 @@ class CertificateManager {
     const { AcmeClient } = require('./client')
     this.client = new AcmeClient(acme, this.storage, this.log)
     this.loaded = this.loadStored()
-    this.loaded.then(() => {
+    this.loaded.then(() => this.listening).then(() => {
       for (const name of acme.names) this.schedule(name, 0)
     }, (err) => this.log.error('acme: cannot read the storage directory ' + acme.storageDirectory + ': ' + err.message))
   }
