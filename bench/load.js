@@ -11,13 +11,31 @@ const loads = new Set()
  * @typedef {{rps: number, requests: number, p99Ms: number, non2xx: number, errors: number, bytesPerSec: number}} LoadResult
  */
 
+// A short run (the one second of --quick) on a loaded machine can end
+// before the first answer came back, and would count no request at all:
+// such a run is tried again over twice the time, then four times. One that
+// completes nothing even then is what is measured (a row of 0 req/s), with
+// a line that says so.
+const EMPTY_RETRIES = 2
+
 /**
  * @param {'wrk'|'autocannon'} tool
  * @param {{url: string, connections: number, seconds: number, headers?: object}} run
  * @returns {Promise<LoadResult>}
  */
-function runLoad (tool, run) {
-  return tool === 'wrk' ? runWrk(run) : runAutocannon(run)
+async function runLoad (tool, run) {
+  const once = tool === 'wrk' ? runWrk : runAutocannon
+  let seconds = run.seconds
+  for (let retry = 0; ; retry++) {
+    const result = await once({ ...run, seconds })
+    if (result.requests > 0) return result
+    if (retry === EMPTY_RETRIES) {
+      console.error(`bench: ${tool} completed no request against ${run.url} in ${seconds} s, nor in the shorter runs before`)
+      return result
+    }
+    console.error(`bench: ${tool} completed no request against ${run.url} in ${seconds} s; trying again over ${seconds * 2} s`)
+    seconds *= 2
+  }
 }
 
 function runWrk ({ url, connections, seconds, headers = {} }) {

@@ -53,6 +53,8 @@ class CertificateManager {
     // one before that waits rather than failing its handshake.
     this.loaded = Promise.resolve()
     this.owner = os.hostname() + ':' + process.pid + ':' + crypto.randomBytes(4).toString('hex')
+    // Settles once a worker listens: an order placed before fails its validation.
+    this.listening = new Promise((resolve) => { this.workerListening = resolve })
   }
 
   /**
@@ -74,7 +76,7 @@ class CertificateManager {
     const { AcmeClient } = require('./client')
     this.client = new AcmeClient(acme, this.storage, this.log)
     this.loaded = this.loadStored()
-    this.loaded.then(() => {
+    this.loaded.then(() => this.listening).then(() => {
       for (const name of acme.names) this.schedule(name, 0)
     }, (err) => this.log.error('acme: cannot read the storage directory ' + acme.storageDirectory + ': ' + err.message))
   }

@@ -71,7 +71,7 @@ class Supervisor {
     this.accepting = true
     this.handlers = {
       ...this.coordinator.table,
-      listening: (msg, peer, worker) => this.onListening(msg, worker),
+      listening: (msg, peer, worker) => { this.coordinator.acme.workerListening(); this.onListening(msg, worker) },
       'boot-error': (msg, peer, worker) => this.onBootError(msg, worker),
       load: (msg, peer, worker) => this.onLoad(msg, worker)
     }

@@ -64,6 +64,14 @@ module.exports = [
   },
   {
     area: 'acme',
+    file: 'lib/acme/manager.js',
+    what: 'orders start before any worker listens, so the CA validates on ports that refuse',
+    find: 'this.loaded.then(() => this.listening).then(() => {',
+    replace: 'this.loaded.then(() => {',
+    tests: ['test/tls/acme-http01.test.js']
+  },
+  {
+    area: 'acme',
     file: 'lib/acme/renewal.js',
     what: 'renewBeforeDays is off by one day (renewal a day late)',
     find: 'renewBeforeDays * DAY_MS',

@@ -6,6 +6,7 @@
 
 const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
+const net = require('node:net')
 const path = require('node:path')
 const tls = require('node:tls')
 const { makeSite } = require('./server')
@@ -16,16 +17,25 @@ const { startPebble, acmeSettings } = require('./pebble')
 const NAME = 'acme-test.example'
 // The programs these tests need (GO_TOOLS of test/helpers/tools.js).
 const TOOLS = ['pebble', 'pebble-challtestsrv']
+// How long a relay tries to reach an instance for the CA.
+const RELAY_WAIT_MS = 10000
 
 /**
  * A secure site on two fixed free ports (Pebble must be told them), its
  * ACME storage under stateDirectory, and a Pebble validating against it.
+ * `fleet`: Pebble validates through relays to the first instance that
+ * accepts the connection, the site's or a second one's on `secondHttp` and
+ * `secondHttps` (as a load balancer in front of both would), not on the
+ * site's ports alone.
  */
-async function setUp (t, { pebble: pebbleOptions = {}, acme = {}, config = {}, standIn = true } = {}) {
+async function setUp (t, { pebble: pebbleOptions = {}, acme = {}, config = {}, standIn = true, fleet = false } = {}) {
   // Two more for a second instance.
   const [http, https, secondHttp, secondHttps] = await freePorts(4)
   const ports = { http, https, secondHttp, secondHttps }
-  const pebble = await startPebble(t, { httpPort: ports.http, tlsPort: ports.https, ...pebbleOptions })
+  const validated = fleet
+    ? { httpPort: await relay(t, [http, secondHttp]), tlsPort: await relay(t, [https, secondHttps]) }
+    : { httpPort: http, tlsPort: https }
+  const pebble = await startPebble(t, { ...validated, ...pebbleOptions })
   const site = await makeSite(t, {}, { 'index.html': 'hello\n' })
   const values = {
     port: '127.0.0.1:' + ports.http,
@@ -45,6 +55,65 @@ async function setUp (t, { pebble: pebbleOptions = {}, acme = {}, config = {}, s
   }
   await site.writeConfig(values)
   return { ports, pebble, site, storage: path.join(site.dir, 'state', 'acme'), standIn: standInFingerprint }
+}
+
+/**
+ * A TCP relay on a loopback port of its own that passes each connection to
+ * the first of `targets` that accepts one: what a load balancer in front of
+ * instances that share their ACME storage does for the CA. Closed after
+ * the test.
+ * @param {object} t node:test context
+ * @param {number[]} targets ports on 127.0.0.1, in order of preference
+ * @returns {Promise<number>} the relay's port
+ */
+async function relay (t, targets) {
+  const sockets = new Set()
+  const track = (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  }
+  const server = net.createServer((client) => {
+    track(client)
+    client.pause()
+    client.on('error', () => client.destroy())
+    connectFirst(targets, (upstream) => {
+      if (upstream === null || client.destroyed) {
+        client.destroy()
+        if (upstream !== null) upstream.destroy()
+        return
+      }
+      track(upstream)
+      upstream.on('error', () => client.destroy())
+      client.on('close', () => upstream.destroy())
+      upstream.on('close', () => client.destroy())
+      client.pipe(upstream).pipe(client)
+      client.resume()
+    })
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise((resolve) => {
+    server.close(resolve)
+    for (const socket of sockets) socket.destroy()
+  }))
+  return server.address().port
+}
+
+// The first of the ports that accepts a connection. An instance's port
+// refuses until its first worker listens, which may be after its primary
+// ordered: while none accepts, they are tried again (within the CA's 15 s
+// validation timeout), then null.
+function connectFirst (ports, callback, deadline = Date.now() + RELAY_WAIT_MS, at = 0) {
+  if (at === ports.length) {
+    if (Date.now() > deadline) return callback(null)
+    setTimeout(() => connectFirst(ports, callback, deadline, 0), 100)
+    return
+  }
+  const socket = net.connect(ports[at], '127.0.0.1')
+  socket.once('connect', () => {
+    socket.removeAllListeners('error')
+    callback(socket)
+  })
+  socket.once('error', () => connectFirst(ports, callback, deadline, at + 1))
 }
 
 /**

@@ -1,6 +1,6 @@
 'use strict'
 
-const { spawn, execFile } = require('node:child_process')
+const { spawn, spawnSync, execFile } = require('node:child_process')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
@@ -47,9 +47,32 @@ async function makeSite (t, config = {}, files = { 'index.html': '<h1>test index
  */
 function svrCommand (args, opts) {
   const command = [process.execPath, opts.svr || SVR, ...args]
-  if (opts.asNobody) command.unshift('setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--')
-  else if (opts.user) command.unshift('setpriv', '--reuid=' + opts.user, '--regid=' + opts.user, '--init-groups', '--')
-  return command
+  let setpriv = null
+  if (opts.asNobody) setpriv = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--']
+  else if (opts.user) setpriv = ['setpriv', '--reuid=' + opts.user, '--regid=' + opts.user, '--init-groups', '--']
+  if (setpriv === null) return command
+  assertRuns(setpriv, opts.asNobody ? 'nobody' : opts.user)
+  return [...setpriv, ...command]
+}
+
+// Users that can run the Node.js of the tests, by name.
+const nodeRunners = new Map()
+
+/**
+ * svr as another user runs on the Node.js of the tests (its primary, and
+ * the workers it forks as that user): one kept where that user cannot
+ * enter (a 0700 home directory) would leave svr with a bare EACCES from
+ * the fork of its first worker.
+ * @param {string[]} setpriv the command prefix that runs a program as the user
+ * @param {string} user its name
+ */
+function assertRuns (setpriv, user) {
+  if (!nodeRunners.has(user)) {
+    nodeRunners.set(user, spawnSync(setpriv[0], [...setpriv.slice(1), 'test', '-x', process.execPath]).status === 0)
+  }
+  if (!nodeRunners.get(user)) {
+    throw new Error(`the user ${user} cannot run ${process.execPath}: tests run svr as ${user} on the Node.js that runs them; keep it in a directory every user may enter`)
+  }
 }
 
 /**

@@ -144,12 +144,97 @@ function unavailable (t, reason) {
   if (t !== null) t.skip(reason)
 }
 
+// Ports for servers that must be told their port in advance (svr across
+// a reload, Pebble, nginx) come from below the kernel's ephemeral range:
+// the kernel picks ephemeral ports for every bind to port 0 and every
+// outgoing connection, so a port found free there and closed again could
+// be taken by any test's connection before svr binds it (EADDRINUSE on a
+// loaded machine). Below that range only these helpers hand ports out,
+// and each port is reserved for the life of the test process that got it
+// by a file in a directory every test process shares (test files run in
+// parallel processes).
+const RESERVED_PORTS = 8192
+const reservations = new Set()
+
 /**
- * A free TCP port on 127.0.0.1, for a server that must be told its port
- * in advance (a reload that keeps it, an nginx upstream).
- * @returns {Promise<number>}
+ * The ports freePorts may hand out: the RESERVED_PORTS below the
+ * ephemeral range, or null where that is too low to leave room.
+ * @returns {{low: number, high: number}|null}
  */
-function freePort () {
+function portRange () {
+  let low = 32768
+  try {
+    low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0])
+  } catch {
+    // Not Linux: the usual range.
+  }
+  if (!(low - RESERVED_PORTS >= 1024)) return null
+  return { low: low - RESERVED_PORTS, high: low - 1 }
+}
+
+function reservationDir () {
+  const dir = path.join(os.tmpdir(), 'svr-test-ports-' + process.getuid())
+  fs.mkdirSync(dir, { recursive: true })
+  return dir
+}
+
+/**
+ * Reserve a port for this process, unless a living process has it.
+ * @returns {boolean}
+ */
+function reserve (dir, port) {
+  const file = path.join(dir, String(port))
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' })
+      if (reservations.size === 0) process.once('exit', releaseReservations)
+      reservations.add(file)
+      return true
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+    }
+    // A process that died without letting go (killed) leaves its files.
+    const holder = Number(readOrEmpty(file))
+    if (holder === process.pid || (holder > 0 && isAlive(holder))) return false
+    fs.rmSync(file, { force: true })
+  }
+  return false
+}
+
+function readOrEmpty (file) {
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+function isAlive (pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+function releaseReservations () {
+  for (const file of reservations) fs.rmSync(file, { force: true })
+  reservations.clear()
+}
+
+// Whether nothing listens on the port now (another program than the tests
+// may use a port of the range).
+function bindable (port) {
+  return new Promise((resolve) => {
+    const server = net.createServer()
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+  })
+}
+
+// A port of the kernel's choice, closed again: where there is no range below.
+function ephemeralPort () {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once('error', reject)
@@ -161,26 +246,35 @@ function freePort () {
 }
 
 /**
- * Several different free TCP ports on 127.0.0.1 (each held until all are
- * found, so none is handed out twice).
+ * Different TCP ports on 127.0.0.1, free now and kept for this test
+ * process: for servers that must be told their port in advance (a reload
+ * that keeps it or moves to another, an nginx upstream, Pebble). Nothing
+ * else takes them before the server binds them (see RESERVED_PORTS).
  * @param {number} count
  * @returns {Promise<number[]>}
  */
 async function freePorts (count) {
-  const servers = []
-  try {
-    for (let i = 0; i < count; i++) {
-      const server = net.createServer()
-      servers.push(server)
-      await new Promise((resolve, reject) => {
-        server.once('error', reject)
-        server.listen(0, '127.0.0.1', resolve)
-      })
-    }
-    return servers.map((server) => server.address().port)
-  } finally {
-    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))
+  const range = portRange()
+  if (range === null) return Promise.all(Array.from({ length: count }, ephemeralPort))
+  const dir = reservationDir()
+  const size = range.high - range.low + 1
+  const first = Math.floor(Math.random() * size)
+  const ports = []
+  for (let i = 0; i < size && ports.length < count; i++) {
+    const port = range.low + (first + i) % size
+    if (!reserve(dir, port)) continue
+    if (await bindable(port)) ports.push(port)
   }
+  assert.equal(ports.length, count, `no ${count} free ports left in ${range.low}-${range.high}`)
+  return ports
+}
+
+/**
+ * One port of freePorts.
+ * @returns {Promise<number>}
+ */
+async function freePort () {
+  return (await freePorts(1))[0]
 }
 
 /**
@@ -191,4 +285,4 @@ async function hasCommand (name) {
   return which(name) !== null
 }
 
-module.exports = { TOOLS, GO_TOOLS, goModuleDir, which, missingTools, skipWithout, requireTools, requireRoot, freePort, freePorts, hasCommand }
+module.exports = { TOOLS, GO_TOOLS, goModuleDir, which, missingTools, skipWithout, requireTools, requireRoot, freePort, freePorts, portRange, hasCommand }

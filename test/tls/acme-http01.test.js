@@ -34,7 +34,7 @@ describe('automatic HTTPS over http-01', { skip: skipWithout(...TOOLS) }, () => 
     const served = await handshake(ports.https, NAME)
     assert.match(served.issuer, /^Pebble Intermediate CA /)
     assert.equal(served.subjectAltName, 'DNS:' + NAME)
-    assert.equal(pebble.orders(), 1)
+    assert.equal(pebble.orders(), 1, 'one order; svr said:\n' + svr.output.split('\n').filter((line) => /acme:|up \(pid/.test(line)).join('\n'))
     const notAfter = Date.parse(new crypto.X509Certificate(await fs.readFile(path.join(storage, 'certificates', NAME, 'cert.pem'))).validTo)
     const metrics = (await httpsRequest(ports.https, '/metrics', { servername: NAME, headers: { host: NAME } })).body.split('\n')
     assert.ok(metrics.includes('svr_acme_certificate_expiry_timestamp_seconds{name="acme-test.example"} ' + notAfter / 1000), metrics.join('\n'))
@@ -61,6 +61,21 @@ describe('automatic HTTPS over http-01', { skip: skipWithout(...TOOLS) }, () => 
     await again.waitFor(/reload applied/, 20000, mark)
     for (let i = 0; i < 10; i++) assert.equal((await handshake(ports.https, NAME)).fingerprint, issued)
     assert.equal(pebble.orders(), 1)
+  })
+
+  it('lets the CA validate only once a worker listens, however long the workers take to boot', async (t) => {
+    const { site, pebble, storage } = await setUp(t, { config: { serverSideScriptFormat: 'module' } })
+    // Application code that takes 2 s to load: the workers listen that much
+    // later, while Pebble answers the order in milliseconds.
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'),
+      'const until = Date.now() + 2000\nwhile (Date.now() < until) {}\nmodule.exports = (req, res, next) => next()\n')
+    const svr = await startSvr(t, site.configFile, { timeout: 20000 })
+    await svr.waitFor(/acme: acme-test\.example: certificate issued/, 20000)
+    const acme = svr.output.split('\n').filter((line) => /acme:|up \(pid/.test(line)).join('\n')
+    assert.doesNotMatch(svr.output, /order failed/, acme)
+    assert.equal(pebble.orders(), 1, acme)
+    assert.ok(svr.output.indexOf(' up (pid ') < svr.output.indexOf('ordering a certificate'), 'ordered after a worker listened:\n' + acme)
+    await storedFingerprint(storage)
   })
 
   it('answers http-01 tokens before forced HTTPS, auth on every path and forbidden dot paths', async (t) => {
