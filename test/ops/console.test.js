@@ -110,13 +110,13 @@ describe('console commands of mods', { skip: noScript }, () => {
 
     let mark = svr.output.length
     svr.type('help')
-    await svr.waitFor(/Commands of mods:\n {2}purgecache {13}from counter-mod, second-mod\n {2}broken {17}from counter-mod\n {2}later {18}from counter-mod\n/, 5000, mark)
+    await svr.waitFor(/Commands of mods:\n {2}purgecache {13}from counter-mod, second-mod\n {2}broken {17}from counter-mod\n {2}later {18}from counter-mod\n/, 20000, mark)
     assert.doesNotMatch(svr.output.slice(mark), /never reached/)
 
     for (let i = 0; i < 4; i++) await request(port, '/count')
     mark = svr.output.length
     svr.type('purgecache /images')
-    const said = await svr.waitFor(/(worker \d: .*\n){4}/, 5000, mark)
+    const said = await svr.waitFor(/(worker \d: .*\n){4}/, 20000, mark)
     const lines = said[0].trim().split('\n').sort()
     assert.equal(lines.length, 4)
     assert.match(lines[0], /^worker 1: counter-mod cleared \d with \["\/images"\]$/)
@@ -129,11 +129,11 @@ describe('console commands of mods', { skip: noScript }, () => {
 
     mark = svr.output.length
     svr.type('broken')
-    await svr.waitFor(/worker 1: command "broken" of counter-mod failed: Error: this command is broken/, 5000, mark)
+    await svr.waitFor(/worker 1: command "broken" of counter-mod failed: Error: this command is broken/, 20000, mark)
     svr.type('later')
-    await svr.waitFor(/command "later" of counter-mod failed: Error: thrown later/, 5000, mark)
+    await svr.waitFor(/command "later" of counter-mod failed: Error: thrown later/, 20000, mark)
     svr.type('mods')
-    await svr.waitFor(/1\. counter-mod 1\.0\n2\. second-mod 2\.0/, 5000, mark)
+    await svr.waitFor(/1\. counter-mod 1\.0\n2\. second-mod 2\.0/, 20000, mark)
     assert.equal((await request(port, '/count')).status, 200)
     assert.deepEqual([...svr.workerPids().values()], pids, 'no worker was replaced')
     assert.doesNotMatch(svr.output, /worker exits|never reached/)
@@ -148,13 +148,13 @@ describe('console commands of mods', { skip: noScript }, () => {
     for (let i = 0; i < 3; i++) await request(port, '/count')
     let mark = svr.output.length
     svr.type('purgecache')
-    await svr.waitFor(/\ncounter-mod cleared 3 with \[\]\nsecond-mod purged too\n/, 5000, mark)
+    await svr.waitFor(/\ncounter-mod cleared 3 with \[\]\nsecond-mod purged too\n/, 20000, mark)
     svr.type('restart')
     await svr.waitFor(/reload applied/, 20000, mark)
     await request(port, '/count')
     mark = svr.output.length
     svr.type('purgecache again')
-    await svr.waitFor(/\ncounter-mod cleared 1 with \["again"\]\nsecond-mod purged too\n/, 5000, mark)
+    await svr.waitFor(/\ncounter-mod cleared 1 with \["again"\]\nsecond-mod purged too\n/, 20000, mark)
   })
 })
 
