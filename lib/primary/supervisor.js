@@ -71,7 +71,7 @@ class Supervisor {
     this.accepting = true
     this.handlers = {
       ...this.coordinator.table,
-      listening: (msg, peer, worker) => { this.coordinator.acme.workerListening(); this.onListening(msg, worker) },
+      listening: (msg, peer, worker) => this.onListening(msg, worker),
       'boot-error': (msg, peer, worker) => this.onBootError(msg, worker),
       load: (msg, peer, worker) => this.onLoad(msg, worker)
     }
@@ -99,6 +99,8 @@ class Supervisor {
   }
 
   onListening (msg, worker) {
+    // Automatic HTTPS orders only once a port answers the CA's validation.
+    this.coordinator.acme.workerListening()
     const record = this.records.get(worker)
     if (record === undefined) return
     record.ready = true
