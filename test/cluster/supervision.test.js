@@ -232,7 +232,10 @@ describe('supervision under faults', () => {
   })
 
   it('should end a reload with every slot on the new configuration when workers are killed during it', async (t) => {
-    const config = (generation) => ({ workers: 2, customHeaders: { 'X-Generation': String(generation) } })
+    // The warm-up keeps each fresh worker short of ready for 1.5 s: the kill
+    // of the second reload must land before it is (a worker that is ready
+    // at once was, on a fast machine, ready before the test saw its pid).
+    const config = (generation) => ({ workers: 2, healthReadyDelay: 1500, customHeaders: { 'X-Generation': String(generation) } })
     const site = await makeSite(t, config(0))
     const svr = await startSvr(t, site.configFile)
     const client = clientLoops(t, svr.port, '/')
