@@ -10,8 +10,10 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
   'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings'])
 // Rebuilt by the proxy (forwarding fields, the request id), or answered by
 // it (Expect: svr sends the 100 Continue itself and streams the body).
+// X-Real-IP is one of them: applications read it as the client, so a
+// client's own value must never get through.
 const REQUEST_OWN = new Set(['host', 'expect', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded',
-  'via', 'x-request-id'])
+  'via', 'x-request-id', 'x-real-ip'])
 // The client keeps svr's Server and request id.
 const RESPONSE_OWN = new Set(['server', 'x-request-id', 'via'])
 const VIA_VERSIONS = { '1.0': '1.0', '1.1': '1.1', '2.0': '2' }
@@ -70,10 +72,16 @@ function requestHeaders (req, ctx, route, address) {
   const trusted = ctx.fromTrustedProxy
   const proto = trusted && typeof incoming['x-forwarded-proto'] === 'string' ? incoming['x-forwarded-proto'] : ctx.secure ? 'https' : 'http'
   const forwardedHost = trusted && typeof incoming['x-forwarded-host'] === 'string' ? incoming['x-forwarded-host'] : host
-  if (chain.length !== 0) out['x-forwarded-for'] = chain.join(', ')
+  if (chain.length !== 0) {
+    out['x-forwarded-for'] = chain.join(', ')
+    out['x-real-ip'] = chain[0]
+  }
   out['x-forwarded-proto'] = proto
   if (typeof forwardedHost === 'string' && forwardedHost !== '') out['x-forwarded-host'] = forwardedHost
-  out.forwarded = forwardedElements(chain, forwardedHost, ctx.secure ? 'https' : 'http')
+  // The protocol and host the client used, as X-Forwarded-Proto and
+  // X-Forwarded-Host say: behind a trusted TLS terminator, svr's own
+  // socket is plain HTTP but the client's request was not.
+  out.forwarded = forwardedElements(chain, forwardedHost, proto)
   out.via = appendVia(incoming.via, req.httpVersion, route.pseudonym)
   out['x-request-id'] = ctx.requestId
   applyOverrides(out, route.requestHeaders)

@@ -95,6 +95,7 @@ describe('proxy headers', () => {
         'x-forwarded-for': '6.6.6.6',
         'x-forwarded-host': 'evil.example',
         forwarded: 'for=6.6.6.6',
+        'x-real-ip': '6.6.6.6',
         'x-request-id': 'spoofed',
         'x-kept': 'end-to-end'
       }
@@ -105,6 +106,7 @@ describe('proxy headers', () => {
       host: '127.0.0.1:' + upstream.port,
       'x-kept': 'end-to-end',
       'x-forwarded-for': '127.0.0.1',
+      'x-real-ip': '127.0.0.1',
       'x-forwarded-proto': 'http',
       'x-forwarded-host': 'site.example:8080',
       forwarded: 'for=127.0.0.1;proto=http;host="site.example:8080"',
@@ -149,8 +151,13 @@ describe('proxy headers', () => {
     const seen = JSON.parse(res.body).headers
     assert.equal(seen.host, 'app.example')
     assert.equal(seen['x-forwarded-for'], '203.0.113.9, 10.1.2.3, 127.0.0.1')
-    assert.equal(seen.forwarded, 'for=203.0.113.9, for=10.1.2.3, for=127.0.0.1;proto=http;host=app.example')
+    // The client's protocol, as the trusted proxy in front reported it, in both fields.
+    assert.equal(seen.forwarded, 'for=203.0.113.9, for=10.1.2.3, for=127.0.0.1;proto=https;host=app.example')
     assert.equal(seen['x-forwarded-proto'], 'https')
+    // The client as the trusted chain names it, whatever the client wrote.
+    assert.equal(seen['x-real-ip'], '203.0.113.9')
+    const spoofed = await request(svr.port, '/', { headers: { host: 'app.example', 'x-real-ip': '6.6.6.6', 'x-forwarded-for': '198.51.100.7' } })
+    assert.equal(JSON.parse(spoofed.body).headers['x-real-ip'], '198.51.100.7')
     assert.equal(seen['x-request-id'], 'edge-42')
     // A forwarded host that is no token goes into Forwarded as a quoted-string.
     const odd = await request(svr.port, '/', { headers: { host: 'app.example', 'x-forwarded-host': 'we"ird\\host' } })
