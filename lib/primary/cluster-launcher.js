@@ -1,7 +1,7 @@
 'use strict'
 
 const cluster = require('node:cluster')
-const os = require('node:os')
+const { workerCount } = require('../config/worker-count')
 const { workerEnvironment } = require('../application/process-environment')
 
 // With the shared accept queue (SCHED_NONE, see setup), libuv accepts
@@ -9,14 +9,6 @@ const { workerEnvironment } = require('../application/process-environment')
 // can all land on one worker while another idles. Single accept makes a
 // worker yield after each one, so the others take their share.
 const SCHEDULING_ENV = Object.freeze({ UV_TCP_SINGLE_ACCEPT: '1' })
-
-/**
- * @param {object} config
- * @returns {number} the worker slots of a cluster
- */
-function workerCount (config) {
-  return config.workers === 'auto' ? os.availableParallelism() : config.workers
-}
 
 /**
  * How the Supervisor starts the workers of a cluster: one process each,

@@ -1,93 +1,133 @@
 'use strict'
 
+const { mixHashes } = require('./hash')
+
 /**
  * Load-balancing policies of a proxy route. Each is made once per route and
- * picks among the upstreams that are up and not tried yet for this request;
- * null when there is none.
+ * picks among the route's members that are up, untried for this request and
+ * under their connection limit, weighing each by its weight (a recovering
+ * one by less, under slowStart: Member#weightAt).
  * @callback Pick
- * @param {import('./upstream').Upstream[]} candidates up, untried, in configuration order; not empty
- * @param {string} client the client address (ctx.clientAddress)
- * @returns {import('./upstream').Upstream}
+ * @param {import('./member').Member[]} candidates in configuration order; not empty
+ * @param {number|string|null} key what the policy keys on, worked out once per
+ *   request (keyOf): the client's hash for client-hash, the cookie's value for cookie
+ * @param {number} now ms
+ * @returns {import('./member').Member}
  */
 
 /**
- * @param {'round-robin'|'least-connections'|'client-hash'|'random-two'} policy
+ * @param {'round-robin'|'least-connections'|'client-hash'|'random-two'|'cookie'} policy
  * @returns {Pick}
  */
 function createPolicy (policy) {
   switch (policy) {
     case 'least-connections': return leastConnections()
-    case 'client-hash': return clientHash
+    case 'client-hash': return rendezvous
     case 'random-two': return randomTwo
-    default: return roundRobin()
+    case 'cookie': return byCookie(smoothRoundRobin())
+    default: return smoothRoundRobin()
   }
 }
 
-// Each upstream in turn. The counter runs over the candidates of the
-// moment, so an upstream that is out shifts the turn to the next one.
-function roundRobin () {
-  let turn = 0
-  return function pickInTurn (candidates) {
-    const upstream = candidates[turn % candidates.length]
-    turn = (turn + 1) % 0x40000000
-    return upstream
+// Each upstream in turn, as often as its weight says, spread out rather
+// than in runs (nginx's smooth weighted round-robin: weights 5, 1, 1 give
+// a a b a c a a, not a a a a a b c). Every pick adds each candidate's
+// weight to its credit and takes the largest, which pays the total back;
+// equal weights give plain turns.
+function smoothRoundRobin () {
+  return function pickInTurn (candidates, key, now) {
+    let best = null
+    let total = 0
+    for (const member of candidates) {
+      const weight = member.weightAt(now)
+      member.credit += weight
+      total += weight
+      if (best === null || member.credit > best.credit) best = member
+    }
+    best.credit -= total
+    return best
   }
 }
 
-// Fewest requests in flight from this worker; among equals, in turn, so
-// that an idle set of upstreams is not all sent to the first one.
+// Fewest requests in flight from this worker for its weight; among
+// equals, in turn, so that an idle set of upstreams is not all sent to the
+// first one.
 function leastConnections () {
   let turn = 0
-  return function pickLeastBusy (candidates) {
+  return function pickLeastBusy (candidates, key, now) {
     let least = Infinity
     let ties = 0
-    for (const upstream of candidates) {
-      if (upstream.inFlight < least) {
-        least = upstream.inFlight
+    for (const member of candidates) {
+      const load = member.upstream.inFlight / member.weightAt(now)
+      if (load < least) {
+        least = load
         ties = 1
-      } else if (upstream.inFlight === least) {
+      } else if (load === least) {
         ties++
       }
     }
     let skip = turn % ties
     turn = (turn + 1) % 0x40000000
-    for (const upstream of candidates) {
-      if (upstream.inFlight === least && skip-- === 0) return upstream
+    for (const member of candidates) {
+      if (member.upstream.inFlight / member.weightAt(now) === least && skip-- === 0) return member
     }
     return candidates[0]
   }
 }
 
-// The same client address gets the same upstream while the set of healthy
-// upstreams stays the same (FNV-1a over the address).
-function clientHash (candidates, client) {
-  return candidates[hashString(client) % candidates.length]
-}
-
-/**
- * @param {string} text
- * @returns {number} 32-bit FNV-1a hash
- */
-function hashString (text) {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i)
-    hash = Math.imul(hash, 0x01000193)
+// Rendezvous (highest random weight) hashing: each upstream scores the
+// client by a hash of both, and the highest score wins. An upstream that
+// leaves takes only its own clients with it: everyone else's highest score
+// is where it was. Weighted as in Schindelhauer and Schomaker's logarithmic
+// method: score = weight / -ln(u), u uniform in (0, 1) from the hash.
+function rendezvous (candidates, clientHash, now) {
+  let best = candidates[0]
+  let bestScore = -Infinity
+  for (const member of candidates) {
+    const u = (mixHashes(clientHash, member.seed) + 0.5) / 4294967296
+    const score = member.weightAt(now) / -Math.log(u)
+    if (score > bestScore) {
+      bestScore = score
+      best = member
+    }
   }
-  return hash >>> 0
+  return best
 }
 
-// Two upstreams at random, and the less busy of them ("the power of two
-// choices": nearly as even as least-connections, without its herding when
-// many workers see the same counts).
-function randomTwo (candidates) {
+// Two upstreams drawn by weight, and the less busy of them for its weight
+// ("the power of two choices": nearly as even as least-connections,
+// without its herding when many workers see the same counts).
+function randomTwo (candidates, key, now) {
   if (candidates.length === 1) return candidates[0]
-  const first = Math.floor(Math.random() * candidates.length)
-  let second = Math.floor(Math.random() * (candidates.length - 1))
-  if (second >= first) second++
-  const a = candidates[first]
-  const b = candidates[second]
-  return b.inFlight < a.inFlight ? b : a
+  const a = drawByWeight(candidates, null, now)
+  const b = drawByWeight(candidates, a, now)
+  return b.upstream.inFlight / b.weightAt(now) < a.upstream.inFlight / a.weightAt(now) ? b : a
 }
 
-module.exports = { createPolicy, hashString }
+function drawByWeight (candidates, except, now) {
+  let total = 0
+  for (const member of candidates) if (member !== except) total += member.weightAt(now)
+  let point = Math.random() * total
+  let last = null
+  for (const member of candidates) {
+    if (member === except) continue
+    last = member
+    point -= member.weightAt(now)
+    if (point < 0) return member
+  }
+  return last
+}
+
+// The upstream the client's cookie names, while it may be picked; a new
+// client (or one whose upstream is out) gets one by `fallback` and a cookie
+// naming it (lib/proxy/sticky-cookie.js).
+function byCookie (fallback) {
+  return function pickByCookie (candidates, cookieValue, now) {
+    if (cookieValue !== null) {
+      for (const member of candidates) if (member.id === cookieValue) return member
+    }
+    return fallback(candidates, cookieValue, now)
+  }
+}
+
+module.exports = { createPolicy }

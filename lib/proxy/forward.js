@@ -2,9 +2,12 @@
 
 const { performance } = require('node:perf_hooks')
 const { requestHeaders, responseHeaders } = require('./headers')
-const { upstreamTarget, candidatesOf } = require('./routes')
+const { upstreamTarget } = require('./routes')
 const { failureOf } = require('./failures')
-const { hasBody, declaredLength, limited, BODY_LIMIT } = require('./request-body')
+const { select, FULL } = require('./select')
+const { hasBody, declaredLength, attemptBody, BODY_LIMIT } = require('./request-body')
+const { addStickyCookie } = require('./sticky-cookie')
+const { answerFailure } = require('./failure-answer')
 
 // Methods a request may be sent twice with (RFC 9110 9.2.2), when it has no body.
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
@@ -14,11 +17,12 @@ const CLIENT_LEFT = new Error('the client closed the connection')
 
 /**
  * Forward a request to an upstream of its route and stream the answer
- * back. Upstreams are tried in the order the route's policy picks them;
- * an idempotent request without a body goes to the next one when the
- * previous could not be reached, up to `retries` times. What fails ends
- * in the usual error pages: 502, 504, 503 with Retry-After when no
- * upstream is up, 413 over the route's body limit.
+ * back. Upstreams are tried in the order the route's policy picks them; a
+ * request goes to the next one, up to `retries` times, when the previous
+ * one never got a byte of it (whatever its method), or when it is
+ * idempotent without a body and the previous one failed before answering.
+ * What fails ends in the usual error pages: 502, 504, 503 with Retry-After
+ * when every upstream is out or full, 413 over the route's body limit.
  * @param {import('node:http').IncomingMessage} req
  * @param {import('node:http').ServerResponse} res
  * @param {object} ctx the request context
@@ -32,8 +36,7 @@ function forward (req, res, ctx, route, env) {
     env.respond.sendError(ctx, 413)
     return
   }
-  const body = !withBody ? null : route.maxBodySize === null || req.headers['content-length'] !== undefined ? req : limited(req, route.maxBodySize)
-  startExchange(new ProxyExchange(req, res, ctx, route, env, body, !withBody && IDEMPOTENT.has(req.method)))
+  startExchange(new ProxyExchange(req, res, ctx, route, env, withBody, !withBody && IDEMPOTENT.has(req.method)))
 }
 
 /**
@@ -55,22 +58,30 @@ function startExchange (exchange) {
  * resumed at its 'drain'.
  */
 class ProxyExchange {
-  constructor (req, res, ctx, route, env, body, retryable) {
+  constructor (req, res, ctx, route, env, withBody, idempotent) {
     this.req = req
     this.res = res
     this.ctx = ctx
     this.route = route
     this.env = env
-    this.body = body
-    this.retryable = retryable
+    this.withBody = withBody
+    // Whether a request the upstream may have begun on can go to another.
+    this.idempotent = idempotent
     this.path = upstreamTarget(route, ctx)
+    this.key = route.keyOf(ctx)
     this.started = performance.now()
-    this.upstream = null
-    // The upstreams tried, made at the first retry.
+    this.member = null
+    // The members tried, made at the first retry.
     this.tried = null
     this.attempts = 0
     this.failure = null
-    // undici's controller of the current attempt (pause, resume, abort).
+    this.queued = false
+    // This attempt's body (lib/proxy/request-body.js), read from the
+    // client's request only once undici writes it: an attempt that never
+    // connected leaves it unread.
+    this.body = null
+    // undici's controller of the current attempt (pause, resume, abort):
+    // set just before the request is written.
     this.controller = null
     // Set once the upstream's headers are in: from then on its answer is
     // the client's, and a break on either side ends both.
@@ -80,32 +91,55 @@ class ProxyExchange {
     this.done = false
   }
 
-  // Send the request to the next upstream the policy picks; none left
-  // ends the request with the last failure (or 503 when none was up).
+  // Send the request to the next upstream the policy picks; when every
+  // one is at its connection limit, wait in the route's queue; none left
+  // ends the request with the last failure.
   attempt () {
-    const { route, ctx } = this
-    const upstream = this.pickUpstream()
-    if (upstream === null) {
+    const choice = this.choose()
+    if (choice === FULL) this.wait()
+    else this.proceed(choice)
+  }
+
+  choose () {
+    if (this.tried === null && this.member !== null) this.tried = new Set()
+    if (this.member !== null) this.tried.add(this.member)
+    return select(this.route, this.tried, this.key, Date.now())
+  }
+
+  proceed (member) {
+    this.queued = false
+    if (member === null) {
       this.fail()
       return
     }
-    const headers = requestHeaders(this.req, ctx, route, upstream.address)
-    this.upstream = upstream
+    const { upstream } = member
+    const headers = requestHeaders(this.req, this.ctx, this.route, upstream.address)
+    this.member = member
     this.controller = null
     this.attempts++
-    ctx.upstream = upstream.name
+    this.ctx.upstream = upstream.name
     upstream.inFlight++
     upstream.dispatcher().dispatch(this.requestOptions(headers, upstream), this)
   }
 
-  /**
-   * undici's options for one attempt.
-   * @param {object} headers the forwarded request's
-   * @param {import('./upstream').Upstream} upstream
-   * @returns {object}
-   */
+  // Every upstream the request may go to is at its limit: it waits for
+  // room, or is answered 503 when the queue is full or it waited too long.
+  wait () {
+    const { queue } = this.route
+    if (queue !== null && queue.add(this)) this.queued = true
+    else this.expire()
+  }
+
+  expire () {
+    this.queued = false
+    this.done = true
+    answerFailure(this, { status: 503, full: true })
+  }
+
+  // undici's options for one attempt, with a fresh body.
   requestOptions (headers, upstream) {
     const { route } = this
+    if (this.withBody) this.body = attemptBody(this.req, route.maxBodySize)
     return {
       path: this.path,
       method: this.req.method,
@@ -115,22 +149,6 @@ class ProxyExchange {
       bodyTimeout: route.idleTimeout,
       servername: upstream.servername
     }
-  }
-
-  // The common case, one upstream that is up and not yet tried, without
-  // the candidate list.
-  pickUpstream () {
-    const { route } = this
-    const now = Date.now()
-    if (this.upstream === null && route.upstreams.length === 1) {
-      const only = route.upstreams[0]
-      return only.isUp(now) ? only : null
-    }
-    if (this.tried === null) this.tried = new Set()
-    if (this.upstream !== null) this.tried.add(this.upstream)
-    const candidates = candidatesOf(route, this.tried, now)
-    if (candidates.length === 0) return null
-    return candidates.length === 1 ? candidates[0] : route.pick(candidates, this.ctx.clientAddress)
   }
 
   onRequestStart (controller) {
@@ -145,6 +163,9 @@ class ProxyExchange {
     this.answered = true
     const { res, route } = this
     const fields = responseHeaders(headers, route)
+    // A client without the cookie policy's cookie, or with one naming an
+    // upstream it could not keep, gets one naming the upstream that answered.
+    if (route.cookie !== null && this.key !== this.member.id) addStickyCookie(fields, route.cookie, this.member.id, this.ctx.secure)
     try {
       for (const name of Object.keys(fields)) res.setHeader(name, fields[name])
       res.statusCode = statusCode
@@ -165,9 +186,9 @@ class ProxyExchange {
    */
   refuseAnswer (controller, err, reason) {
     this.done = true
-    this.upstream.inFlight--
+    this.member.upstream.release()
     if (controller !== null) controller.abort(err)
-    this.env.log.warn('request ' + this.ctx.requestId + ': upstream ' + this.upstream.name + ' ' + reason)
+    this.env.log.warn('request ' + this.ctx.requestId + ': upstream ' + this.member.upstream.name + ' ' + reason)
     this.ctx.upstreamTime = performance.now() - this.started
     this.env.respond.sendError(this.ctx, 502)
   }
@@ -198,25 +219,27 @@ class ProxyExchange {
       this.res.destroy()
       return
     }
-    this.upstream.inFlight--
+    this.member.upstream.release()
     if (this.clientGone) {
       this.done = true
       return
     }
     if (err.code === BODY_LIMIT) {
       this.done = true
-      this.answerFailure({ status: 413, unreached: false, requestRefused: false, reason: err.message })
+      answerFailure(this, { status: 413, unreached: false, requestRefused: false, reason: err.message })
       return
     }
-    const { env, route, ctx, upstream } = this
+    const { env, route, ctx, member } = this
     // undici starts an attempt (onRequestStart) just before it writes the
-    // request: a failure before that, such as a TLS handshake with a
-    // certificate that does not verify, never reached the upstream.
-    const failure = failureOf(err, this.controller !== null)
+    // request: a failure before that, such as a refused connection or a
+    // TLS handshake with a certificate that does not verify, never reached
+    // the upstream, and the request's body was not read.
+    const sentNothing = this.controller === null && this.body?.touched !== true
+    const failure = failureOf(err, !sentNothing)
     this.failure = failure
-    if (!failure.requestRefused) env.upstreams.report(upstream, false, (performance.now() - this.started) / 1000, route.health, env.log)
-    env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' failed: ' + failure.reason)
-    if (!this.retryable || !failure.unreached || this.attempts > route.retries) {
+    if (!failure.requestRefused) env.upstreams.report(member, false, (performance.now() - this.started) / 1000, route, env.log)
+    env.log.warn('request ' + ctx.requestId + ': upstream ' + member.upstream.name + ' failed: ' + failure.reason)
+    if (failure.requestRefused || this.attempts > route.retries || !(sentNothing || (this.idempotent && failure.unreached))) {
       this.fail()
       return
     }
@@ -228,22 +251,10 @@ class ProxyExchange {
     })
   }
 
-  // No upstream answered: the last failure's status, or 503 when none was up.
+  // No upstream answered (lib/proxy/failure-answer.js).
   fail () {
     this.done = true
-    this.answerFailure(this.failure)
-  }
-
-  answerFailure (failure) {
-    const { res, route, env, ctx } = this
-    ctx.upstreamTime = performance.now() - this.started
-    if (failure === null) {
-      env.respond.sendError(ctx, 503, { headers: { 'Retry-After': String(retryAfter(route)) } })
-      return
-    }
-    // A body cut off at the limit leaves the rest of it unread.
-    if (failure.status === 413) res.shouldKeepAlive = false
-    env.respond.sendError(ctx, failure.status)
+    answerFailure(this, this.failure)
   }
 
   /**
@@ -254,13 +265,13 @@ class ProxyExchange {
    */
   settle (err) {
     this.done = true
-    const { upstream, route, env, ctx } = this
-    upstream.inFlight--
+    const { member, route, env, ctx } = this
+    member.upstream.release()
     const seconds = (performance.now() - this.started) / 1000
     if (ctx.upstreamTime < 0) ctx.upstreamTime = seconds * 1000
     const failed = err !== null && err !== CLIENT_LEFT
-    env.upstreams.report(upstream, !failed, seconds, route.health, env.log)
-    if (failed) env.log.warn('request ' + ctx.requestId + ': upstream ' + upstream.name + ' broke off its response: ' + failureOf(err).reason)
+    env.upstreams.report(member, !failed, seconds, route, env.log)
+    if (failed) env.log.warn('request ' + ctx.requestId + ': upstream ' + member.upstream.name + ' broke off its response: ' + failureOf(err).reason)
   }
 }
 
@@ -270,6 +281,11 @@ function onResponseClose () {
   const exchange = this[kExchange]
   if (exchange.done) return
   exchange.clientGone = true
+  if (exchange.queued) {
+    exchange.done = true
+    exchange.route.queue.remove(exchange)
+    return
+  }
   if (exchange.answered) exchange.settle(CLIENT_LEFT)
   if (exchange.controller !== null) exchange.controller.abort(CLIENT_LEFT)
 }
@@ -277,18 +293,6 @@ function onResponseClose () {
 function resumeUpstream () {
   const exchange = this[kExchange]
   if (!exchange.done) exchange.controller.resume()
-}
-
-// Seconds until an upstream may be up again: the end of the earliest
-// passive exclusion, or one active-check interval.
-function retryAfter (route) {
-  const now = Date.now()
-  let soonest = Infinity
-  for (const upstream of route.upstreams) {
-    if (upstream.downUntil > now) soonest = Math.min(soonest, upstream.downUntil - now)
-  }
-  if (soonest === Infinity) soonest = route.healthCheck === null ? 1000 : route.healthCheck.interval
-  return Math.max(1, Math.ceil(soonest / 1000))
 }
 
 module.exports = { forward, startExchange, ProxyExchange, IDEMPOTENT }

@@ -23,8 +23,8 @@ function watchHealth (runtime, config, proxyCa) {
   config.proxy.forEach((route, number) => {
     if (route.healthCheck === null) return
     const tls = routeTls(route, proxyCa[number])
-    for (const upstream of route.upstreams) {
-      checks.push({ upstream, check: route.healthCheck, tls: parseUpstream(upstream).address.secure ? tls : null })
+    for (const { url } of route.upstreams) {
+      checks.push({ upstream: url, check: route.healthCheck, tls: parseUpstream(url).address.secure ? tls : null })
     }
   })
   if (checks.length === 0 && !runtime.proxy.watching) return

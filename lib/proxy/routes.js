@@ -2,33 +2,49 @@
 
 const { parseUpstream } = require('./upstream-url')
 const { createPolicy } = require('./balance')
+const { Member, workerShare } = require('./member')
+const { RouteQueue } = require('./queue')
+const { hashString } = require('./hash')
+const { compileStickyCookie, stickyValue } = require('./sticky-cookie')
 
 /**
  * A route of `proxy`, compiled once per pipeline.
  * @typedef {object} Route
  * @property {number} number its index in `proxy`
  * @property {string} path the configured prefix
- * @property {import('./upstream').Upstream[]} upstreams
+ * @property {import('./member').Member[]} members its upstreams, in configuration order
+ * @property {Array<import('./member').Member[]>} tiers the primaries, then the backups
  */
 
 /**
  * @param {object} config the loaded configuration
  * @param {import('./upstreams').ProxyUpstreams} registry the worker's upstreams
  * @param {Array<string[]|null>} proxyCa per route, the PEM texts of its `tls.ca` (lib/proxy/ca-files.js)
+ * @param {number} workers how many workers share each `maxConnections`
  * @returns {Route[]}
  */
-function compileRoutes (config, registry, proxyCa) {
+function compileRoutes (config, registry, proxyCa, workers) {
   return config.proxy.map((entry, number) => {
     const settings = { connections: entry.connections, connectTimeout: entry.connectTimeout, tls: routeTls(entry, proxyCa[number]) }
-    const upstreams = entry.upstreams.map((value) => registry.get(parseUpstream(value).address, settings))
-    return {
+    const members = entry.upstreams.map((upstreamEntry) => {
+      const upstream = registry.get(parseUpstream(upstreamEntry.url).address, settings)
+      const max = upstreamEntry.maxConnections ?? entry.maxConnections
+      return new Member(upstream, upstreamEntry, workerShare(max, workers), entry.slowStart)
+    })
+    const cookie = entry.policy === 'cookie' ? compileStickyCookie(entry.cookie) : null
+    const route = {
       number,
       path: entry.path,
       // "/api" matches /api and /api/…; "/api/" and "/" match what starts with them.
       bare: entry.path.endsWith('/') ? null : entry.path,
       stripLength: entry.stripPrefix ? entry.path.replace(/\/+$/, '').length : 0,
-      upstreams,
+      members,
+      // Primaries, then backups (used while no primary is up).
+      tiers: [members.filter((member) => !member.backup), members.filter((member) => member.backup)].filter((tier) => tier.length !== 0),
       pick: createPolicy(entry.policy),
+      keyOf: policyKey(entry.policy, cookie),
+      cookie,
+      queue: null,
       preserveHost: entry.preserveHost,
       requestHeaders: lowerCased(entry.requestHeaders),
       responseHeaders: lowerCased(entry.responseHeaders),
@@ -41,7 +57,25 @@ function compileRoutes (config, registry, proxyCa) {
       pseudonym: 'svr',
       healthCheck: entry.healthCheck
     }
+    if (members.some((member) => member.limit !== Infinity)) route.queue = new RouteQueue(route, entry.queueSize, entry.queueTimeout)
+    return route
   })
+}
+
+/**
+ * What a route's policy keys on, worked out once per request.
+ * @param {string} policy
+ * @param {import('./sticky-cookie').StickyCookie|null} cookie
+ * @returns {(ctx: object) => number|string|null}
+ */
+function policyKey (policy, cookie) {
+  if (policy === 'client-hash') return (ctx) => hashString(ctx.clientAddress)
+  if (policy === 'cookie') return (ctx) => stickyValue(ctx.req.headers.cookie, cookie)
+  return noKey
+}
+
+function noKey () {
+  return null
 }
 
 /**
@@ -93,19 +127,4 @@ function upstreamTarget (route, ctx) {
   return (rest.charCodeAt(0) === 47 /* / */ ? rest : '/' + rest) + ctx.search
 }
 
-/**
- * The upstreams of a route a request may go to now.
- * @param {Route} route
- * @param {Set<import('./upstream').Upstream>} tried
- * @param {number} now
- * @returns {import('./upstream').Upstream[]}
- */
-function candidatesOf (route, tried, now) {
-  const candidates = []
-  for (const upstream of route.upstreams) {
-    if (!tried.has(upstream) && upstream.isUp(now)) candidates.push(upstream)
-  }
-  return candidates
-}
-
-module.exports = { compileRoutes, routeTls, matchRoute, matchesPath, upstreamTarget, candidatesOf }
+module.exports = { compileRoutes, routeTls, matchRoute, matchesPath, upstreamTarget }

@@ -34,7 +34,7 @@ class TunnelExchange extends ProxyExchange {
   constructor (req, res, ctx, route, env) {
     // What follows a handshake belongs to the new protocol: no body is
     // sent, so a handshake that reached no upstream may go to the next.
-    super(req, res, ctx, route, env, null, true)
+    super(req, res, ctx, route, env, false, true)
     this.overHttp2 = req.httpVersionMajor === 2
     this.protocol = this.overHttp2 ? req.headers[':protocol'] : req.headers.upgrade
   }

@@ -2,6 +2,7 @@
 
 const net = require('node:net')
 const { createHash } = require('node:crypto')
+const { upstreamUrl } = require('./upstream-entry')
 const { parseUpstream } = require('./upstream-url')
 
 // A DNS name as SNI carries it (RFC 6066 3): dot-separated labels of
@@ -91,7 +92,8 @@ function proxyTlsWarnings (config) {
   const warnings = []
   config.proxy.forEach((route, number) => {
     if (route.tls.rejectUnauthorized) return
-    const secure = route.upstreams.filter((value) => parseUpstream(value).address.secure)
+    // Run on the configuration as written: URLs alone or in objects.
+    const secure = route.upstreams.map(upstreamUrl).filter((url) => parseUpstream(url).address.secure)
     if (secure.length === 0) return
     warnings.push('/proxy/' + number + '/tls/rejectUnauthorized: the certificates of ' + secure.join(', ') +
       ' are not verified; anyone on the way to them can read and change the traffic (give their CA in tls.ca instead)')

@@ -24,9 +24,13 @@ class Upstream {
     this.servername = requestServername(address, settings.tls)
     // Requests of this worker waiting for or reading a response from it.
     this.inFlight = 0
+    // The wake() of each route queue waiting for room on it (lib/proxy/queue.js).
+    this.waiters = new Set()
     // Passive health: times of recent failures, and until when it is out.
     this.failures = []
     this.downUntil = 0
+    // When it last came back from being out, for slowStart (0: never out).
+    this.upSince = 0
     // The primary's verdict; true until active checks say otherwise.
     this.checkedHealthy = true
     // For the status page: answered exchanges and failed ones.
@@ -57,45 +61,70 @@ class Upstream {
   }
 
   /**
+   * A request of this worker is done with it: a route queue waiting for
+   * room may go on.
+   */
+  release () {
+    this.inFlight--
+    if (this.waiters.size !== 0) for (const wake of this.waiters) wake()
+  }
+
+  /**
    * @param {number} now ms
-   * @returns {boolean} whether requests may go to it
+   * @returns {boolean} whether health has it in rotation
    */
   isUp (now) {
-    return this.checkedHealthy && this.downUntil <= now
+    if (this.downUntil !== 0 && this.downUntil <= now) {
+      // A passive exclusion that ran out: back, and ramping up from now.
+      this.upSince = this.downUntil
+      this.downUntil = 0
+    }
+    return this.checkedHealthy && this.downUntil === 0
   }
 
   /**
    * A failed exchange: count it, and take the upstream out for `cooldown`
-   * once `limit` failures fell within `window`.
+   * once `limit` failures fell within `window`, unless it is the last one
+   * of its route in rotation (a lone application that restarts must not
+   * be shut out after it is back).
    * @param {number} now ms
    * @param {{maxFails: number, failWindow: number, failTimeout: number}} rule
+   * @param {boolean} last whether no other upstream of the route is up
    * @returns {boolean} whether this failure took it out
    */
-  fail (now, rule) {
+  fail (now, rule, last) {
     if (rule.maxFails === 0) return false
     const since = now - rule.failWindow
     const failures = this.failures.filter((time) => time > since)
     failures.push(now)
     this.failures = failures
-    if (failures.length < rule.maxFails || this.downUntil > now) return false
+    if (failures.length < rule.maxFails || this.downUntil > now || last) return false
     this.downUntil = now + rule.failTimeout
     this.failures = []
     return true
   }
 
   /**
-   * A successful exchange: the failures before it no longer add up.
+   * A successful exchange: the failures before it no longer add up, and an
+   * upstream that was out (tried because every one was) is back.
+   * @param {number} now ms
    */
-  succeed () {
+  succeed (now) {
     if (this.failures.length !== 0) this.failures = []
+    if (this.downUntil !== 0) {
+      this.downUntil = 0
+      this.upSince = now
+    }
   }
 
   /**
    * The primary's active checks passed again: a passive exclusion ends too.
+   * @param {number} now ms
    */
-  rejoin () {
+  rejoin (now) {
     this.failures = []
     this.downUntil = 0
+    this.upSince = now
   }
 }
 

@@ -14,6 +14,8 @@ class ProxyUpstreams {
     // Verdicts of the primary's active checks, by upstream name: a new
     // Upstream starts with the one known.
     this.verdicts = new Map()
+    // When the last of them arrived: the next comes one check interval later.
+    this.verdictAt = Date.now()
     // The per-upstream metrics (lib/metrics/proxy.js), while `metricsPath` is set.
     this.metrics = null
   }
@@ -22,19 +24,22 @@ class ProxyUpstreams {
    * The end of one exchange with an upstream: counters, passive health
    * (an upstream taken out is logged once, by the worker that took it
    * out) and metrics.
-   * @param {import('./upstream').Upstream} upstream
+   * @param {import('./member').Member} member the upstream as the route has it
    * @param {boolean} ok
    * @param {number} seconds from the first attempt to the end
-   * @param {{maxFails: number, failWindow: number, failTimeout: number}} rule the route's passive health
+   * @param {{health: object, members: import('./member').Member[]}} route the route's passive health rule and members
    * @param {{warn: Function}} log
    */
-  report (upstream, ok, seconds, rule, log) {
+  report (member, ok, seconds, route, log) {
+    const { upstream } = member
+    const now = Date.now()
     upstream.requests++
     if (ok) {
-      upstream.succeed()
+      upstream.succeed(now)
     } else {
       upstream.errors++
-      if (upstream.fail(Date.now(), rule)) {
+      const rule = route.health
+      if (upstream.fail(now, rule, isLastUp(route, member, now))) {
         log.warn('proxy upstream ' + upstream.name + ' is out for ' + rule.failTimeout + ' ms after ' + rule.maxFails +
           ' failures within ' + rule.failWindow + ' ms')
       }
@@ -75,12 +80,13 @@ class ProxyUpstreams {
    * @param {Object<string, boolean>} verdicts
    */
   setVerdicts (verdicts) {
+    this.verdictAt = Date.now()
     for (const [name, healthy] of Object.entries(verdicts)) {
       if (typeof healthy !== 'boolean') continue
       this.verdicts.set(name, healthy)
       for (const upstream of this.byKey.values()) {
         if (upstream.name !== name) continue
-        if (healthy && !upstream.checkedHealthy) upstream.rejoin()
+        if (healthy && !upstream.checkedHealthy) upstream.rejoin(Date.now())
         upstream.checkedHealthy = healthy
       }
     }
@@ -103,6 +109,15 @@ class ProxyUpstreams {
     }
     return [...rows.values()]
   }
+}
+
+// Whether no other member of the route is in rotation: the last one
+// stays in, whatever its failures.
+function isLastUp (route, member, now) {
+  for (const other of route.members) {
+    if (other !== member && other.upstream.isUp(now)) return false
+  }
+  return true
 }
 
 module.exports = { ProxyUpstreams }

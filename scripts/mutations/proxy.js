@@ -4,7 +4,67 @@
 
 const NET = 'test/proxy/safety-net.test.js'
 
+const FAILURES = 'test/proxy/failures.test.js'
+const STICKY = 'test/proxy/stickiness.test.js'
+
 module.exports = [
+  // Issue #28: what never reached an upstream, lone and all-out upstreams, stickiness, headers
+  {
+    area: 'proxy',
+    file: 'lib/proxy/forward.js',
+    what: 'a POST whose connection was refused (not a byte sent) is not retried',
+    find: '!(sentNothing || (this.idempotent && failure.unreached))',
+    replace: '!(this.idempotent && failure.unreached)',
+    tests: [NET, FAILURES]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/upstream.js',
+    what: 'passive health takes a route\'s last upstream out',
+    find: '|| this.downUntil > now || last)',
+    replace: '|| this.downUntil > now)',
+    tests: [NET]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/select.js',
+    what: 'no half-open pass: a route whose upstreams are all out answers 503 without trying them',
+    find: ' ?? pickFrom(route, tried, key, now, false)',
+    replace: '',
+    tests: [FAILURES]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/balance.js',
+    what: 'client-hash by modulo: every client moves when one upstream leaves',
+    find: 'function rendezvous (candidates, clientHash, now) {\n',
+    replace: 'function rendezvous (candidates, clientHash, now) {\n  if (candidates.length !== 0) return candidates[clientHash % candidates.length]\n',
+    tests: [STICKY]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/forward.js',
+    what: 'the cookie policy sets its cookie on every answer',
+    find: 'route.cookie !== null && this.key !== this.member.id',
+    replace: 'route.cookie !== null',
+    tests: [STICKY]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/headers.js',
+    what: 'no X-Real-IP from the trusted chain',
+    find: "    out['x-real-ip'] = chain[0]\n",
+    replace: '',
+    tests: [NET]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/headers.js',
+    what: 'Forwarded proto= from svr\'s own socket while X-Forwarded-Proto keeps the trusted proxy\'s',
+    find: 'out.forwarded = forwardedElements(chain, forwardedHost, proto)',
+    replace: "out.forwarded = forwardedElements(chain, forwardedHost, ctx.secure ? 'https' : 'http')",
+    tests: [NET]
+  },
   // What may be sent to a second upstream (lib/proxy/forward.js, failures.js)
   {
     area: 'proxy',
@@ -42,8 +102,8 @@ module.exports = [
     area: 'proxy',
     file: 'lib/proxy/forward.js',
     what: 'a failure after the upstream had the request (no answer in time, not HTTP) is retried elsewhere',
-    find: '!this.retryable || !failure.unreached || ',
-    replace: '!this.retryable || ',
+    find: '(this.idempotent && failure.unreached)',
+    replace: 'this.idempotent',
     tests: [NET]
   },
   {

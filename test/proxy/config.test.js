@@ -24,8 +24,37 @@ describe('proxy configuration', () => {
       file + '/proxy/0/upstreams/5: must be "http://host:port", "https://host:port" or "unix:/path.sock"',
       file + '/proxy/1/path: must start with "/"',
       file + '/proxy/1/upstreams: must NOT have fewer than 1 items',
-      file + '/proxy/1/policy: must be one of round-robin, least-connections, client-hash, random-two',
+      file + '/proxy/1/policy: must be one of round-robin, least-connections, client-hash, random-two, cookie',
       file + '/proxy/1/healthCheck/path: must start with "/"'
+    ])
+  })
+
+  it('should name the JSON pointer of every bad upstream object, and refuse a route of backups only', async (t) => {
+    const site = await makeSite(t, {
+      proxy: [
+        {
+          path: '/a',
+          upstreams: [{ url: 'ftp://127.0.0.1' }, { url: 'http://127.0.0.1:1', weight: 0 }, { weight: 2 },
+            { url: 'http://127.0.0.1:2', backup: 'yes', maxConnections: -1, port: 3 }, 'http://127.0.0.1:1']
+        },
+        { path: '/b', upstreams: [{ url: 'http://127.0.0.1:4', backup: true }], cookie: { name: 'a b' }, maxConnections: -1, slowStart: 'soon' }
+      ]
+    })
+    const { code, stderr } = await runSvr(['--config', site.configFile, '--check-config'])
+    assert.equal(code, 1)
+    const file = site.configFile + ': '
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      file + '/proxy/0/upstreams/0/url: scheme must be http or https, not "ftp"',
+      file + '/proxy/0/upstreams/1/weight: must be >= 1 (got 0)',
+      file + '/proxy/0/upstreams/2: missing required key "url"',
+      file + '/proxy/0/upstreams/3: unknown key "port"',
+      file + '/proxy/0/upstreams/3/backup: must be boolean (got string)',
+      file + '/proxy/0/upstreams/3/maxConnections: must be >= 0 (got -1)',
+      file + '/proxy/1/cookie/name: must be a cookie name (letters, digits and !#$%&\'*+.^_`|~-)',
+      file + '/proxy/1/maxConnections: must be >= 0 (got -1)',
+      file + '/proxy/1/slowStart: must be integer (got string)',
+      file + '/proxy/0/upstreams/4: "http://127.0.0.1:1" is listed twice (give it a `weight` instead)',
+      file + '/proxy/1/upstreams: every upstream is a backup; at least one must not be (backups serve only while the others are down)'
     ])
   })
 

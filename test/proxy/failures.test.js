@@ -43,6 +43,8 @@ async function rawUpstream (t, answer, after) {
 describe('proxy failures', () => {
   it('should answer 502, 504 and 503 with Retry-After through the configured error pages', async (t) => {
     const refused = 'http://127.0.0.1:' + await closedPort(t)
+    const refusedOne = 'http://127.0.0.1:' + await closedPort(t)
+    const refusedToo = 'http://127.0.0.1:' + await closedPort(t)
     const stalling = await rawUpstream(t, '', 'hang')
     const site = await makeSite(t, {
       workers: 1,
@@ -50,7 +52,9 @@ describe('proxy failures', () => {
       proxy: [
         { path: '/refused', upstreams: [refused], maxFails: 0 },
         { path: '/stall', upstreams: [stalling], firstByteTimeout: 300, maxFails: 0 },
-        { path: '/down', upstreams: [refused], maxFails: 1, failTimeout: 30000 }
+        // Both out by the primary's checks: each request still tries them,
+        // and when neither can be reached, 503 until the next check.
+        { path: '/down', upstreams: [refusedOne, refusedToo], healthCheck: { interval: 3000, fall: 1 } }
       ]
     }, PAGES)
     const svr = await startSvr(t, site.configFile)
@@ -58,10 +62,21 @@ describe('proxy failures', () => {
     assert.deepEqual([refusedAnswer.status, refusedAnswer.body], [502, PAGES['e502.html']])
     const stalled = await request(svr.port, '/stall')
     assert.deepEqual([stalled.status, stalled.body], [504, PAGES['e504.html']])
-    assert.equal((await request(svr.port, '/down')).status, 502)
-    const down = await request(svr.port, '/down')
-    assert.deepEqual([down.status, down.body, down.headers['retry-after']], [503, PAGES['e503.html'], '30'])
-    await svr.waitFor(/proxy upstream http:\/\/127\.0\.0\.1:\d+ is out for 30000 ms after 1 failures within 10000 ms/)
+    await svr.waitFor(new RegExp('proxy upstream ' + refusedToo + ' is unhealthy after 1 failed checks'))
+    await svr.waitFor(new RegExp('proxy upstream ' + refusedOne + ' is unhealthy after 1 failed checks'))
+    let down
+    for (let i = 0; i < 50; i++) {
+      down = await request(svr.port, '/down')
+      if (down.status === 503) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.deepEqual([down.status, down.body], [503, PAGES['e503.html']])
+    // The seconds until the primary's next check, not a fixed cool-down.
+    assert.ok(['1', '2', '3'].includes(down.headers['retry-after']), down.headers['retry-after'])
+    // Each request tried both, as neither was up.
+    const id = down.headers['x-request-id']
+    await svr.waitFor(new RegExp('request ' + id + ': upstream'))
+    assert.equal(svr.output.split('request ' + id + ': upstream').length - 1, 2)
   })
 
   it('should survive upstreams that send invalid or huge headers or close mid-body', async (t) => {
@@ -91,23 +106,49 @@ describe('proxy failures', () => {
     assert.doesNotMatch(svr.output, /uncaught|exited/i)
   })
 
-  it('should retry an idempotent request on the next upstream, never one with a streamed body', async (t) => {
+  it('should send a request no upstream got to the next one, body and all, and not one that was partly sent', async (t) => {
     const dead = 'http://127.0.0.1:' + await closedPort(t)
-    const alive = await startUpstream(t, { name: 'alive' })
-    const site = await makeSite(t, { workers: 1, proxy: [{ path: '/', upstreams: [dead, alive.origin], maxFails: 0 }] })
+    const bodies = []
+    const alive = await startUpstream(t, {
+      name: 'alive',
+      handler (req, res) {
+        const chunks = []
+        req.on('data', (chunk) => chunks.push(chunk))
+        req.on('end', () => {
+          bodies.push(Buffer.concat(chunks).toString())
+          res.end('alive')
+        })
+      }
+    })
+    // Reads the head and the start of the body, then resets the connection.
+    const partial = await rawUpstream(t, '', 'destroy')
+    const site = await makeSite(t, {
+      workers: 1,
+      proxy: [
+        // A body limit has svr count a chunked body's bytes on the way.
+        { path: '/dead', upstreams: [dead, alive.origin], maxFails: 0, maxBodySize: 1048576 },
+        { path: '/partial', upstreams: [partial, alive.origin], maxFails: 0 }
+      ]
+    })
     const svr = await startSvr(t, site.configFile)
-    // Round robin starts with the first upstream, the dead one.
-    const get = await request(svr.port, '/x')
-    assert.deepEqual([get.status, JSON.parse(get.body).name], [200, 'alive'])
-    assert.equal(alive.hits, 1)
-    const post = await request(svr.port, '/x', { method: 'POST', body: 'payload', headers: { 'transfer-encoding': 'chunked' } })
-    // The second request's turn is the alive upstream; the third's the dead one.
-    assert.equal(post.status, 200)
-    const second = await request(svr.port, '/x', { method: 'POST', body: 'payload' })
-    assert.equal(second.status, 502)
-    assert.equal(alive.hits, 2)
-    // One attempt only: no second upstream was asked to take the body.
-    const id = second.headers['x-request-id']
+    // Round robin starts with the first upstream, the refusing one.
+    const get = await request(svr.port, '/dead/x')
+    assert.deepEqual([get.status, get.body], [200, 'alive'])
+    // This one's turn is the live upstream; the next two are the refusing
+    // one's, and go on to the next, each body whole.
+    const first = await request(svr.port, '/dead/x', { method: 'POST', body: 'direct' })
+    assert.deepEqual([first.status, first.body], [200, 'alive'])
+    const post = await request(svr.port, '/dead/x', { method: 'POST', body: 'x'.repeat(100000) })
+    assert.deepEqual([post.status, post.body], [200, 'alive'])
+    await request(svr.port, '/dead/x', { method: 'POST', body: 'direct' })
+    const chunked = await request(svr.port, '/dead/x', { method: 'POST', body: 'chunked payload', headers: { 'transfer-encoding': 'chunked' } })
+    assert.deepEqual([chunked.status, chunked.body], [200, 'alive'])
+    assert.deepEqual(bodies, ['', 'direct', 'x'.repeat(100000), 'direct', 'chunked payload'])
+    // The upstream read part of this body: it may have acted on it, so no second upstream gets it.
+    const partly = await request(svr.port, '/partial/x', { method: 'POST', body: 'y'.repeat(100000) })
+    assert.equal(partly.status, 502)
+    assert.equal(alive.hits, 5)
+    const id = partly.headers['x-request-id']
     await svr.waitFor(new RegExp('request ' + id + ': upstream'))
     assert.equal(svr.output.split('request ' + id + ': upstream').length - 1, 1)
   })

@@ -118,13 +118,13 @@ const garbageUpstream = (t) => tcpUpstream(t, (socket) => socket.end('SSH-2.0-Op
 const silentUpstream = (t) => tcpUpstream(t, () => {})
 
 describe('proxy retries: what may be sent to a second upstream', () => {
-  it('should retry only an idempotent method without a body, and never one whose upstream may have started on it', async (t) => {
+  it('should retry any request that reached no upstream, and one that did only when idempotent without a body', async (t) => {
     const refused = await refusedOrigin(t)
     const reset = await resettingUpstream(t)
     const garbage = await garbageUpstream(t)
     const silent = await silentUpstream(t)
     const alive = await recordingUpstream(t, 'alive')
-    // [route, first upstream, method, further header lines, body, status the client gets, whether alive gets it]
+    // [route, first upstream, method, further header lines, body, status the client gets, whether alive gets it, the body length it gets]
     const cases = [
       ['get', refused, 'GET', [], '', 200, true],
       ['head', refused, 'HEAD', [], '', 200, true],
@@ -132,14 +132,15 @@ describe('proxy retries: what may be sent to a second upstream', () => {
       ['trace', refused, 'TRACE', [], '', 200, true],
       ['put-empty', refused, 'PUT', ['Content-Length: 0'], '', 200, true],
       ['delete', refused, 'DELETE', [], '', 200, true],
-      // Not idempotent, even without a body.
-      ['post', refused, 'POST', [], '', 502, false],
-      ['post-empty', refused, 'POST', ['Content-Length: 0'], '', 502, false],
-      ['patch', refused, 'PATCH', [], '', 502, false],
-      // Idempotent, but with a body, which has been read once and is gone.
-      ['put-body', refused, 'PUT', ['Content-Length: 5'], 'hello', 502, false],
-      ['get-chunked', refused, 'GET', ['Transfer-Encoding: chunked'], '5\r\nhello\r\n0\r\n\r\n', 502, false],
-      ['delete-chunked-empty', refused, 'DELETE', ['Transfer-Encoding: chunked'], '0\r\n\r\n', 502, false],
+      // Refused: not a byte was sent, so any method goes on, its body whole
+      // (read from the client only once a connection took it).
+      ['post', refused, 'POST', [], '', 200, true],
+      ['post-empty', refused, 'POST', ['Content-Length: 0'], '', 200, true],
+      ['patch', refused, 'PATCH', [], '', 200, true],
+      ['put-body', refused, 'PUT', ['Content-Length: 5'], 'hello', 200, true, 5],
+      ['post-body', refused, 'POST', ['Content-Length: 5'], 'hello', 200, true, 5],
+      ['get-chunked', refused, 'GET', ['Transfer-Encoding: chunked'], '5\r\nhello\r\n0\r\n\r\n', 200, true, 5],
+      ['delete-chunked-empty', refused, 'DELETE', ['Transfer-Encoding: chunked'], '0\r\n\r\n', 200, true],
       // Reset before a byte of the answer: the upstream got the request but
       // cannot have answered it; only the idempotent one goes on.
       ['get-reset', reset.origin, 'GET', [], '', 200, true],
@@ -159,7 +160,7 @@ describe('proxy retries: what may be sent to a second upstream', () => {
     for (const [name, , method, lines, body] of cases) statuses.push([name, (await raw(svr.port, method, '/' + name, lines, body)).status])
     assert.deepEqual(statuses, cases.map(([name, , , , , status]) => [name, status]))
     assert.deepEqual(alive.seen.map((seen) => [seen.method, seen.url, seen.length]),
-      cases.filter((c) => c[6]).map(([name, , method]) => [method, '/' + name, 0]))
+      cases.filter((c) => c[6]).map(([name, , method, , , , , length = 0]) => [method, '/' + name, length]))
     assert.deepEqual(reset.lines, ['GET /get-reset HTTP/1.1', 'POST /post-reset HTTP/1.1', 'DELETE /delete-reset HTTP/1.1'])
     assert.deepEqual(garbage.lines, ['GET /get-garbage HTTP/1.1'])
     assert.deepEqual(silent.lines, ['GET /get-silent HTTP/1.1'])
@@ -198,6 +199,7 @@ describe('proxy forwarding fields: what a client may not choose', () => {
     const own = {
       host,
       'x-forwarded-for': '127.0.0.2',
+      'x-real-ip': '127.0.0.2',
       'x-forwarded-proto': 'http',
       'x-forwarded-host': 'site.example',
       forwarded: 'for=127.0.0.2;proto=http;host=site.example'
@@ -206,6 +208,7 @@ describe('proxy forwarding fields: what a client may not choose', () => {
       { 'x-forwarded-for': '203.0.113.7' },
       { 'x-forwarded-proto': 'https' },
       { 'x-forwarded-host': 'evil.example' },
+      { 'x-real-ip': '203.0.113.7' },
       { forwarded: 'for=203.0.113.7;proto=https;host=evil.example' },
       { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '127.0.0.1', 'X-Forwarded-Host': 'evil.example', Forwarded: 'for=127.0.0.1' }
     ]
@@ -218,21 +221,23 @@ describe('proxy forwarding fields: what a client may not choose', () => {
     const bare = await rawFrom(svr.port, '127.0.0.2', 'GET /u HTTP/1.0\r\nX-Forwarded-Host: evil.example\r\n\r\n')
     assert.equal(bare.status, 200)
     assert.deepEqual(upstream.seen.pop().headers, {
-      host, 'x-forwarded-for': '127.0.0.2', 'x-forwarded-proto': 'http', forwarded: 'for=127.0.0.2;proto=http', via: '1.0 svr', 'x-request-id': bare.headers['x-request-id'], connection: 'keep-alive'
+      host, 'x-forwarded-for': '127.0.0.2', 'x-real-ip': '127.0.0.2', 'x-forwarded-proto': 'http', forwarded: 'for=127.0.0.2;proto=http', via: '1.0 svr', 'x-request-id': bare.headers['x-request-id'], connection: 'keep-alive'
     })
-    // From 127.0.0.1, a trusted proxy: its client, protocol and host are kept; Forwarded is svr's own.
+    // From 127.0.0.1, a trusted proxy: its client, protocol and host are kept
+    // (Forwarded says the same); Forwarded and X-Real-IP are svr's own.
     const trusted = await send(svr.port, '/u', {
-      headers: { host: 'site.example', 'x-forwarded-for': '203.0.113.7', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'public.example', forwarded: 'for=198.51.100.1' }
+      headers: { host: 'site.example', 'x-forwarded-for': '203.0.113.7', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'public.example', forwarded: 'for=198.51.100.1', 'x-real-ip': '198.51.100.1' }
     })
     assert.deepEqual(upstream.seen.pop().headers, expectedFields({
       host,
       'x-forwarded-for': '203.0.113.7, 127.0.0.1',
+      'x-real-ip': '203.0.113.7',
       'x-forwarded-proto': 'https',
       'x-forwarded-host': 'public.example',
-      forwarded: 'for=203.0.113.7, for=127.0.0.1;proto=http;host=public.example'
+      forwarded: 'for=203.0.113.7, for=127.0.0.1;proto=https;host=public.example'
     }, trusted.headers['x-request-id']))
     const plain = await send(svr.port, '/u', { headers: { host: 'site.example' } })
-    assert.deepEqual(upstream.seen.pop().headers, expectedFields({ ...own, 'x-forwarded-for': '127.0.0.1', forwarded: 'for=127.0.0.1;proto=http;host=site.example' }, plain.headers['x-request-id']))
+    assert.deepEqual(upstream.seen.pop().headers, expectedFields({ ...own, 'x-forwarded-for': '127.0.0.1', 'x-real-ip': '127.0.0.1', forwarded: 'for=127.0.0.1;proto=http;host=site.example' }, plain.headers['x-request-id']))
   })
 
   it('should believe no forwarding field without enableIPSpoofing, even from an address in trustedProxies', async (t) => {
@@ -244,6 +249,7 @@ describe('proxy forwarding fields: what a client may not choose', () => {
     assert.deepEqual(upstream.seen.pop().headers, expectedFields({
       host: '127.0.0.1:' + upstream.port,
       'x-forwarded-for': '127.0.0.1',
+      'x-real-ip': '127.0.0.1',
       'x-forwarded-proto': 'http',
       'x-forwarded-host': 'site.example',
       forwarded: 'for=127.0.0.1;proto=http;host=site.example'
@@ -450,18 +456,25 @@ describe('proxy health: what counts against an upstream', () => {
     const upstream = await startUpstream(t, {
       handler (req, res) {
         if (broken) req.socket.destroy()
-        else res.end('ok')
+        else res.end('app')
       }
     })
-    const svr = await proxied(t, [{ path: '/app', upstreams: [upstream.origin], ...STRICT }], { allowStatus: true, metricsPath: '/metrics' })
+    // A backup, so that the upstream is not the route's last one up (which
+    // is never taken out), and no retries, so that each failure shows.
+    const spare = await recordingUpstream(t, 'spare')
+    const svr = await proxied(t, [
+      { path: '/app', upstreams: [upstream.origin, { url: spare.origin, backup: true }], retries: 0, ...STRICT },
+      { path: '/lone', upstreams: [upstream.origin], retries: 0, ...STRICT }
+    ], { allowStatus: true, metricsPath: '/metrics' })
     const outcomes = []
     for (const fails of [true, false, true, false, true, true, false]) {
       broken = fails
-      outcomes.push((await send(svr.port, '/app/x')).status)
+      const res = await send(svr.port, '/app/x')
+      outcomes.push(res.status + ' ' + res.body.slice(0, 5))
     }
-    // fail, ok, fail, ok: each success forgave the failure before it; then two in a row.
-    assert.deepEqual(outcomes, [502, 200, 502, 200, 502, 502, 503])
-    assert.equal((await send(svr.port, '/app/y')).headers['retry-after'], '300')
+    // fail, ok, fail, ok: each success forgave the failure before it; then two in a row, and the backup takes over.
+    assert.deepEqual(outcomes.map((outcome) => outcome.startsWith('502') ? '502' : outcome),
+      ['502', '200 app', '502', '200 app', '502', '502', '200 spare'])
     await svr.waitFor(/proxy upstream http:\/\/127\.0\.0\.1:\d+ is out for 300000 ms after 2 failures within 600000 ms/)
     assert.equal(upstream.hits, 6)
     assert.deepEqual(await upstreamRow(svr.port, upstream.origin), { state: 'out in 1 of 1 workers', errors: 4, inFlight: 0 })
@@ -470,26 +483,45 @@ describe('proxy health: what counts against an upstream', () => {
     assert.deepEqual([series('svr_proxy_upstream_requests_total'), series('svr_proxy_upstream_errors_total'), series('svr_proxy_upstream_healthy')], ['6', '4', '0'])
   })
 
+  it('should never take a route\'s lone upstream out: the request after the app is back gets its answer', async (t) => {
+    let broken = true
+    const upstream = await startUpstream(t, {
+      handler (req, res) {
+        if (broken) req.socket.destroy()
+        else res.end('app')
+      }
+    })
+    const svr = await proxied(t, [{ path: '/', upstreams: [upstream.origin], ...STRICT }])
+    const statuses = []
+    for (let i = 0; i < 5; i++) statuses.push((await send(svr.port, '/' + i)).status)
+    broken = false
+    statuses.push((await send(svr.port, '/5')).status)
+    assert.deepEqual(statuses, [502, 502, 502, 502, 502, 200])
+    assert.equal(upstream.hits, 6)
+    assert.doesNotMatch(svr.output, /is out for/)
+  })
+
   it('should forget failures older than failWindow, and take an upstream back after failTimeout', async (t) => {
     let broken = true
     const upstream = await startUpstream(t, {
       handler (req, res) {
         if (broken) req.socket.destroy()
-        else res.end('ok')
+        else res.end('app')
       }
     })
+    const spare = await recordingUpstream(t, 'spare')
     const rule = { maxFails: 2, failWindow: 1000, failTimeout: 1500 }
-    const svr = await proxied(t, [{ path: '/', upstreams: [upstream.origin], ...rule }])
+    const svr = await proxied(t, [{ path: '/', upstreams: [upstream.origin, { url: spare.origin, backup: true }], retries: 0, ...rule }])
     assert.equal((await send(svr.port, '/1')).status, 502)
     // Past the window, the first failure no longer adds up with the next.
     await sleep(rule.failWindow + 200)
     assert.equal((await send(svr.port, '/2')).status, 502)
     assert.equal((await send(svr.port, '/3')).status, 502)
-    assert.equal((await send(svr.port, '/4')).status, 503)
+    assert.equal((await send(svr.port, '/4')).body, 'spare')
     assert.equal(upstream.hits, 3)
     broken = false
     await sleep(rule.failTimeout + 300)
-    assert.equal((await send(svr.port, '/5')).status, 200)
+    assert.equal((await send(svr.port, '/5')).body, 'app')
   })
 
   it('should take an upstream out when one of two routes\' checks fails, and judge by fall and rise', async (t) => {
@@ -509,22 +541,26 @@ describe('proxy health: what counts against an upstream', () => {
     })
     const judged = await startUpstream(t, { handler: upstream.handler })
     const check = { interval: 100, timeout: 1000, fall: 1, rise: 1 }
+    const spare = await recordingUpstream(t, 'spare')
+    const backup = { url: spare.origin, backup: true }
     const svr = await proxied(t, [
-      { path: '/a', upstreams: [upstream.origin], healthCheck: { ...check, path: '/health-a' } },
-      { path: '/b', upstreams: [upstream.origin], healthCheck: { ...check, path: '/health-b' } },
+      { path: '/a', upstreams: [upstream.origin, backup], healthCheck: { ...check, path: '/health-a' } },
+      { path: '/b', upstreams: [upstream.origin, backup], healthCheck: { ...check, path: '/health-b' } },
       { path: '/c', upstreams: [judged.origin], healthCheck: { ...check, path: '/health', fall: 3, rise: 2 } }
     ])
     await svr.waitFor(new RegExp('proxy upstream ' + upstream.origin + ' is unhealthy after 1 failed checks of /health-a: status 500'))
     // The verdict is the upstream's, whichever route's check failed: /b's passing check does not keep it in.
-    let status = 200
-    for (let i = 0; i < 100 && status !== 503; i++) {
-      status = (await send(svr.port, '/b/x')).status
-      if (status !== 503) await sleep(50)
+    let body = 'ok'
+    for (let i = 0; i < 100 && body !== 'spare'; i++) {
+      body = (await send(svr.port, '/b/x')).body
+      if (body !== 'spare') await sleep(50)
     }
-    assert.deepEqual([status, (await send(svr.port, '/a/x')).status], [503, 503])
+    assert.deepEqual([body, (await send(svr.port, '/a/x')).body], ['spare', 'spare'])
     // Out after the third failed check in a row, not before: the line is written once that check's answer is in.
     const out = await svr.waitFor(new RegExp('(\\S+) warn \\[primary\\] proxy upstream ' + judged.origin + ' is unhealthy after 3 failed checks of /health: status 500'))
     assert.ok(Date.parse(out[1]) >= checks['/health'][2], out[1] + ' before the third check at ' + new Date(checks['/health'][2]).toISOString())
+    // Out, but the route's only one: requests still try it, and it answers them.
+    assert.equal((await send(svr.port, '/c/x')).body, 'ok')
     const failed = checks['/health'].length
     failing = false
     const back = await svr.waitFor(new RegExp('(\\S+) info \\[primary\\] proxy upstream ' + judged.origin + ' is healthy again \\(2 checks of /health passed\\)'))

@@ -4,6 +4,7 @@ const { compileRoutes, matchRoute } = require('../../proxy/routes')
 const { forward } = require('../../proxy/forward')
 const { tunnel } = require('../../proxy/tunnel')
 const { watchHealth } = require('../../proxy/health-client')
+const { workerCount } = require('../../config/worker-count')
 const { promote, onBareStream } = require('../../http2/promote')
 
 /**
@@ -19,7 +20,9 @@ function createProxyStage (options, shared) {
   const { config } = options
   if (config.proxy.length === 0) return null
   const upstreams = shared.runtime.proxy
-  const routes = compileRoutes(config, upstreams, options.proxyCa)
+  // A --single-threaded server's one worker takes all of each `maxConnections`.
+  const workers = shared.runtime.slot === null ? 1 : workerCount(config)
+  const routes = compileRoutes(config, upstreams, options.proxyCa, workers)
   watchHealth(shared.runtime, config, options.proxyCa)
   const env = { respond: shared.respond, log: shared.log, upstreams }
   return function proxyRequest (req, res, ctx) {
