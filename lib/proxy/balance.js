@@ -50,28 +50,23 @@ function smoothRoundRobin () {
 }
 
 // Fewest requests in flight from this worker for its weight; among
-// equals, in turn, so that an idle set of upstreams is not all sent to the
-// first one.
+// equals, by smooth weighted round-robin (as nginx's least_conn), so that
+// an idle set of upstreams shares requests by weight, not all to the first.
 function leastConnections () {
-  let turn = 0
+  const inTurn = smoothRoundRobin()
   return function pickLeastBusy (candidates, key, now) {
     let least = Infinity
-    let ties = 0
+    let tied = null
     for (const member of candidates) {
       const load = member.upstream.inFlight / member.weightAt(now)
       if (load < least) {
         least = load
-        ties = 1
+        tied = [member]
       } else if (load === least) {
-        ties++
+        tied.push(member)
       }
     }
-    let skip = turn % ties
-    turn = (turn + 1) % 0x40000000
-    for (const member of candidates) {
-      if (member.upstream.inFlight / member.weightAt(now) === least && skip-- === 0) return member
-    }
-    return candidates[0]
+    return tied.length === 1 ? tied[0] : inTurn(tied, key, now)
   }
 }
 

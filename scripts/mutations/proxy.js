@@ -6,6 +6,8 @@ const NET = 'test/proxy/safety-net.test.js'
 
 const FAILURES = 'test/proxy/failures.test.js'
 const STICKY = 'test/proxy/stickiness.test.js'
+const DAY_TWO = 'test/proxy/day-two.test.js'
+const RESTARTS = 'test/proxy/restarts.test.js'
 
 module.exports = [
   // Issue #28: what never reached an upstream, lone and all-out upstreams, stickiness, headers
@@ -32,6 +34,54 @@ module.exports = [
     find: ' ?? pickFrom(route, tried, key, now, false)',
     replace: '',
     tests: [FAILURES]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/upstream.js',
+    what: 'a lone application restarted is shut out for failTimeout after it is back',
+    find: '|| this.downUntil > now || last)',
+    replace: '|| this.downUntil > now)',
+    tests: [RESTARTS]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/member.js',
+    what: 'weights ignored',
+    find: '    if (this.slowStart === 0) return this.weight\n',
+    replace: '    if (this.slowStart === 0) return 1\n',
+    tests: [DAY_TWO]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/routes.js',
+    what: 'backups in rotation with the primaries',
+    find: '[members.filter((member) => !member.backup), members.filter((member) => member.backup)]',
+    replace: '[members]',
+    tests: [DAY_TWO]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/member.js',
+    what: 'maxConnections off by one: one request more than the limit in flight',
+    find: 'return this.upstream.inFlight < this.limit',
+    replace: 'return this.upstream.inFlight <= this.limit',
+    tests: [DAY_TWO]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/member.js',
+    what: 'every worker takes all of maxConnections',
+    find: 'return Math.max(1, Math.floor(max / workers))',
+    replace: 'return max',
+    tests: [DAY_TWO]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/forward.js',
+    what: 'a client that left the queue is still sent upstream',
+    find: '    exchange.route.queue.remove(exchange)\n',
+    replace: '',
+    tests: [DAY_TWO]
   },
   {
     area: 'proxy',
