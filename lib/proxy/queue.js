@@ -13,11 +13,16 @@ class RouteQueue {
    * @param {{members: import('./member').Member[]}} route
    * @param {number} size
    * @param {number} timeout ms
+   * @param {import('./upstreams').ProxyUpstreams} registry the worker's upstreams, which count what the queue turns away
    */
-  constructor (route, size, timeout) {
+  constructor (route, size, timeout, registry) {
     this.route = route
     this.size = size
     this.timeout = timeout
+    this.registry = registry
+    // The metric's label: the upstreams the requests wait for.
+    this.label = [...new Set(route.members.map((member) => member.upstream.name))].join(' ')
+    registry.queues.add(this)
     this.waiting = []
     this.wake = this.wake.bind(this)
   }
@@ -30,7 +35,10 @@ class RouteQueue {
    * @returns {boolean} false when the queue is full
    */
   add (waiter) {
-    if (this.waiting.length >= this.size) return false
+    if (this.waiting.length >= this.size) {
+      this.registry.countRejection(this.label, 'full')
+      return false
+    }
     if (this.waiting.length === 0) this.listen(true)
     const entry = { waiter, timer: setTimeout(() => this.expire(entry), this.timeout) }
     this.waiting.push(entry)
@@ -64,6 +72,7 @@ class RouteQueue {
     const index = this.waiting.indexOf(entry)
     if (index === -1) return
     this.drop(index)
+    this.registry.countRejection(this.label, 'timeout')
     entry.waiter.expire()
   }
 

@@ -57,7 +57,7 @@ function compileRoutes (config, registry, proxyCa, workers) {
       pseudonym: 'svr',
       healthCheck: entry.healthCheck
     }
-    if (members.some((member) => member.limit !== Infinity)) route.queue = new RouteQueue(route, entry.queueSize, entry.queueTimeout)
+    if (members.some((member) => member.limit !== Infinity)) route.queue = new RouteQueue(route, entry.queueSize, entry.queueTimeout, registry)
     return route
   })
 }

@@ -16,10 +16,11 @@ function renderUpstreams (workers) {
     if (stats === null || !Array.isArray(stats.upstreams)) continue
     for (const upstream of stats.upstreams) {
       const name = String(upstream.name)
-      const row = rows.get(name) || { name, requests: 0, errors: 0, inFlight: 0, workers: 0, out: 0 }
+      const row = rows.get(name) || { name, requests: 0, errors: 0, inFlight: 0, queued: 0, workers: 0, out: 0 }
       row.requests += number(upstream.requests)
       row.errors += number(upstream.errors)
       row.inFlight += number(upstream.inFlight)
+      row.queued += number(upstream.queued)
       row.workers++
       if (upstream.up !== true) row.out++
       rows.set(name, row)
@@ -27,13 +28,13 @@ function renderUpstreams (workers) {
   }
   if (rows.size === 0) return ''
   return '<h2>Proxy upstreams</h2><table id="upstreams"><thead><tr><th>Upstream</th><th>State</th><th>Requests</th>' +
-    '<th>Errors</th><th>In flight</th></tr></thead><tbody>' + [...rows.values()].map(upstreamRow).join('') + '</tbody></table>'
+    '<th>Errors</th><th>In flight</th><th>Queued</th></tr></thead><tbody>' + [...rows.values()].map(upstreamRow).join('') + '</tbody></table>'
 }
 
 function upstreamRow (row) {
   const state = row.out === 0 ? 'up' : 'out in ' + row.out + ' of ' + row.workers + ' workers'
   return '<tr class="upstream"><td>' + escapeHtml(row.name) + '</td><td>' + state + '</td><td>' + row.requests +
-    '</td><td>' + row.errors + '</td><td>' + row.inFlight + '</td></tr>'
+    '</td><td>' + row.errors + '</td><td>' + row.inFlight + '</td><td>' + row.queued + '</td></tr>'
 }
 
 // Numbers come from other processes over IPC: printed as numbers only.

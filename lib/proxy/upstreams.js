@@ -18,6 +18,8 @@ class ProxyUpstreams {
     this.verdictAt = Date.now()
     // The per-upstream metrics (lib/metrics/proxy.js), while `metricsPath` is set.
     this.metrics = null
+    // The routes' queues (lib/proxy/queue.js), for the status page and metrics.
+    this.queues = new Set()
   }
 
   /**
@@ -100,14 +102,29 @@ class ProxyUpstreams {
     const now = Date.now()
     const rows = new Map()
     for (const upstream of this.byKey.values()) {
-      const row = rows.get(upstream.name) || { name: upstream.name, requests: 0, errors: 0, inFlight: 0, up: true }
+      const row = rows.get(upstream.name) || { name: upstream.name, requests: 0, errors: 0, inFlight: 0, queued: 0, up: true }
       row.requests += upstream.requests
       row.errors += upstream.errors
       row.inFlight += upstream.inFlight
       row.up = row.up && upstream.isUp(now)
       rows.set(upstream.name, row)
     }
+    // A request waiting in a route's queue waits for each of its upstreams.
+    for (const queue of this.queues) {
+      if (queue.waiting.length === 0) continue
+      const names = new Set(queue.route.members.map((member) => member.upstream.name))
+      for (const name of names) rows.get(name).queued += queue.waiting.length
+    }
     return [...rows.values()]
+  }
+
+  /**
+   * A request a route's queue turned away with 503.
+   * @param {string} upstreamNames the route's upstreams, for the metric's label
+   * @param {'full'|'timeout'} reason
+   */
+  countRejection (upstreamNames, reason) {
+    if (this.metrics !== null) this.metrics.rejected(upstreamNames, reason)
   }
 }
 

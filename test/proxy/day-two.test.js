@@ -120,13 +120,22 @@ describe('proxy weights, backups and slow start', () => {
 
 describe('proxy connection limits', () => {
   it('sends no upstream more than maxConnections requests at once; the queue waits, and beyond it 503', async (t) => {
-    const upstream = await slowUpstream(t, 'app', 300)
-    const svr = await proxied(t, { upstreams: [upstream.origin], maxConnections: 2, queueSize: 3, queueTimeout: 5000 }, { workers: 1 })
-    const answers = await Promise.all(Array.from({ length: 12 }, () => request(svr.port, '/x')))
+    const upstream = await slowUpstream(t, 'app', 600)
+    // A route on /x: one on / would shadow the status page and the metrics.
+    const svr = await proxied(t, { path: '/x', upstreams: [upstream.origin], maxConnections: 2, queueSize: 3, queueTimeout: 5000 },
+      { workers: 1, allowStatus: true, metricsPath: '/metrics' })
+    const pending = Promise.all(Array.from({ length: 12 }, () => request(svr.port, '/x')))
+    await sleep(300)
+    // While the first two are held: two in flight, three waiting.
+    const status = (await request(svr.port, '/svrjsstatus.svr')).body
+    assert.match(status, new RegExp('<tr class="upstream"><td>' + upstream.origin + '</td><td>up</td><td>\\d+</td><td>0</td><td>2</td><td>3</td></tr>'))
+    const answers = await pending
     const statuses = answers.map((res) => res.status).sort()
     assert.deepEqual(statuses, [...Array(5).fill(200), ...Array(7).fill(503)])
     assert.equal(upstream.peak, 2)
     assert.deepEqual([...new Set(answers.filter((res) => res.status === 503).map((res) => res.headers['retry-after']))], ['1'])
+    const metrics = (await request(svr.port, '/metrics')).body
+    assert.match(metrics, new RegExp('\nsvr_proxy_queue_rejected_total\\{upstreams="' + upstream.origin + '",reason="full",worker="1"\\} 7\n'))
   })
 
   it('shares maxConnections between the workers, and answers 503 once queueTimeout is over', async (t) => {

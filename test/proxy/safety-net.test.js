@@ -383,8 +383,8 @@ async function hangUpMidBody (port, events, how, head, part) {
 
 async function upstreamRow (port, origin) {
   const status = await send(port, '/svrjsstatus.svr')
-  const row = new RegExp('<tr class="upstream"><td>' + origin + '</td><td>([^<]*)</td><td>\\d+</td><td>(\\d+)</td><td>(\\d+)</td></tr>').exec(status.body)
-  return row === null ? null : { state: row[1], errors: Number(row[2]), inFlight: Number(row[3]) }
+  const row = new RegExp('<tr class="upstream"><td>' + origin + '</td><td>([^<]*)</td><td>\\d+</td><td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td></tr>').exec(status.body)
+  return row === null ? null : { state: row[1], errors: Number(row[2]), inFlight: Number(row[3]), queued: Number(row[4]) }
 }
 
 describe('proxy health: what counts against an upstream', () => {
@@ -406,7 +406,7 @@ describe('proxy health: what counts against an upstream', () => {
       }
     }
     for (let i = 0; i < 3; i++) assert.deepEqual([(await send(svr.port, '/up/after', { method: 'POST', body: 'abc' })).status, i], [200, i])
-    assert.deepEqual(await upstreamRow(svr.port, upstream.origin), { state: 'up', errors: 0, inFlight: 0 })
+    assert.deepEqual(await upstreamRow(svr.port, upstream.origin), { state: 'up', errors: 0, inFlight: 0, queued: 0 })
     const metrics = (await send(svr.port, '/metrics')).body
     assert.doesNotMatch(metrics, /\nsvr_proxy_upstream_errors_total\{/)
     assert.match(metrics, new RegExp('\nsvr_proxy_upstream_healthy\\{upstream="' + upstream.origin + '",worker="1"\\} 1\n'))
@@ -477,7 +477,7 @@ describe('proxy health: what counts against an upstream', () => {
       ['502', '200 app', '502', '200 app', '502', '502', '200 spare'])
     await svr.waitFor(/proxy upstream http:\/\/127\.0\.0\.1:\d+ is out for 300000 ms after 2 failures within 600000 ms/)
     assert.equal(upstream.hits, 6)
-    assert.deepEqual(await upstreamRow(svr.port, upstream.origin), { state: 'out in 1 of 1 workers', errors: 4, inFlight: 0 })
+    assert.deepEqual(await upstreamRow(svr.port, upstream.origin), { state: 'out in 1 of 1 workers', errors: 4, inFlight: 0, queued: 0 })
     const metrics = (await send(svr.port, '/metrics')).body
     const series = (name) => new RegExp('\n' + name + '\\{upstream="' + upstream.origin + '",worker="1"\\} (\\d+)\n').exec(metrics)?.[1]
     assert.deepEqual([series('svr_proxy_upstream_requests_total'), series('svr_proxy_upstream_errors_total'), series('svr_proxy_upstream_healthy')], ['6', '4', '0'])
