@@ -22,10 +22,12 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, cad
       'targets alternating, median shown · svr with 2 workers and the default pipeline (access log on), ' +
       'the bare cluster with 2 workers' + nginxFact(nginx) + caddyFact(caddy) + '. `bare-headers`: the bare cluster answering with svr\'s ' +
       'default headers (`Server`, a fresh `X-Request-Id`, `Date`) written as a 3.x script writes them (`writeHead`, ' +
-      'then `end`, so chunked), measured in the rounds of the same svr runs.',
+      'then `end`, so chunked), measured in the rounds of the same svr runs. CPU µs/req: user + system time of the ' +
+      'target\'s processes (primary or master and workers, from /proc) over the run shown, per request; neither the ' +
+      'load generator\'s nor the proxy rows\' upstream\'s.',
     '',
-    '| workload | c | svr req/s | svr p99 | baseline | baseline req/s | baseline p99 | ratio | target | met |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---:|---|'
+    '| workload | c | svr req/s | svr p99 | baseline | baseline req/s | baseline p99 | ratio | target | met | svr CPU µs/req | baseline CPU µs/req |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|'
   ]
   for (const row of rows) lines.push(renderRow(row))
   lines.push('')
@@ -110,9 +112,15 @@ function renderRow ({ workload, svr, baselineName, baseline }) {
     baseline ? ms(baseline.p99Ms) : 'n/a',
     ratio === null ? 'n/a' : ratio.toFixed(2),
     workload.goal === null ? '—' : '≥ ' + workload.goal,
-    workload.goal === null || ratio === null ? '—' : mark(ratio >= workload.goal)
+    workload.goal === null || ratio === null ? '—' : mark(ratio >= workload.goal),
+    cpuCell(svr),
+    baseline ? cpuCell(baseline) : 'n/a'
   ]
   return '| ' + cells.join(' | ') + ' |'
+}
+
+function cpuCell (run) {
+  return run.cpuUs === null || run.cpuUs === undefined ? 'n/a' : run.cpuUs.toFixed(1)
 }
 
 function ms (value) {

@@ -31,7 +31,7 @@ const os = require('node:os')
 const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { createSite, createModProxySite } = require('./site')
-const { startSvr, startBare, startBareProxy, startUpstream, startNginx, startCaddy, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
+const { startSvr, startBare, startBareProxy, startUpstream, startNginx, startCaddy, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep } = require('./targets')
 const { loadWorkload, stopLoads, warmUp } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
@@ -398,7 +398,7 @@ async function measureGroup ({ tool, plan, group, svrFor, baselineFor, warmups }
     // A B A B: each round runs every target once, alternating the order.
     const order = round % 2 === 0 ? targets : [...targets].reverse()
     for (const target of order) {
-      runs.get(target.name).push(await loadWorkload(tool, target, workload, plan.seconds))
+      runs.get(target.name).push(await measuredLoad(tool, target, workload, plan.seconds))
       await sleep(200)
     }
   }
@@ -409,6 +409,18 @@ async function measureGroup ({ tool, plan, group, svrFor, baselineFor, warmups }
     console.error(progressLine(row))
     return row
   })
+}
+
+/**
+ * One measured run, with the CPU time (user + system) the target's
+ * processes spent in it per request: `cpuUs`, in µs. Not the load
+ * generator's, nor the upstream's of the proxy rows.
+ */
+async function measuredLoad (tool, target, workload, seconds) {
+  const before = await treeCpuSeconds(target.pid)
+  const result = await loadWorkload(tool, target, workload, seconds)
+  const cpu = await treeCpuSeconds(target.pid) - before
+  return { ...result, cpuUs: result.requests > 0 ? cpu * 1e6 / result.requests : null }
 }
 
 /**
@@ -456,7 +468,9 @@ function median (runs) {
 
 function progressLine (row) {
   const ratio = row.baseline ? (row.svr.rps / row.baseline.rps).toFixed(2) : 'n/a'
-  return `${row.workload.name}: svr ${row.svr.rps.toFixed(0)} req/s, ${row.baselineName} ${row.baseline ? row.baseline.rps.toFixed(0) : 'n/a'}, ratio ${ratio}`
+  const cpu = (run) => run && run.cpuUs !== null ? ` (${run.cpuUs.toFixed(1)} µs CPU/req)` : ''
+  return `${row.workload.name}: svr ${row.svr.rps.toFixed(0)} req/s${cpu(row.svr)}, ` +
+    `${row.baselineName} ${row.baseline ? row.baseline.rps.toFixed(0) : 'n/a'}${cpu(row.baseline)}, ratio ${ratio}`
 }
 
 function machineFacts () {
