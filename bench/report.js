@@ -8,23 +8,26 @@ const { warmupFact } = require('./load')
 
 /**
  * @param {object} run rows, startup, tool, plan, limits, machine;
- *   nginx: true (ran), false (not installed or did not start), null (not needed);
+ *   nginx: true (ran), false (not installed or did not start), null (not needed); caddy: its
+ *   version (ran), false or null as nginx;
  *   variants: name → {label, config}; profiles: markdown sections; bounds: markdown or null
  * @returns {string} markdown
  */
-function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, variants = {}, profiles = [], bounds = null }) {
+function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, caddy = null, variants = {}, profiles = [], bounds = null }) {
   const lines = [
     '# Benchmark results',
     '',
     `${machine.date} · ${machine.cpu} · ${machine.cores} cores · ${machine.memoryGiB} GiB · Node ${machine.node} · ` +
       `load by ${tool === 'wrk' ? '`wrk -t1`' : 'autocannon'} · ${warmupFact(plan)}${plan.rounds} × ${plan.seconds} s per target, ` +
       'targets alternating, median shown · svr with 2 workers and the default pipeline (access log on), ' +
-      'the bare cluster with 2 workers' + nginxFact(nginx) + '. `bare-headers`: the bare cluster answering with svr\'s ' +
+      'the bare cluster with 2 workers' + nginxFact(nginx) + caddyFact(caddy) + '. `bare-headers`: the bare cluster answering with svr\'s ' +
       'default headers (`Server`, a fresh `X-Request-Id`, `Date`) written as a 3.x script writes them (`writeHead`, ' +
-      'then `end`, so chunked), measured in the rounds of the same svr runs.',
+      'then `end`, so chunked), measured in the rounds of the same svr runs. CPU µs/req: user + system time of the ' +
+      'target\'s processes (primary or master and workers, from /proc) over the run shown, per request; neither the ' +
+      'load generator\'s nor the proxy rows\' upstream\'s.',
     '',
-    '| workload | c | svr req/s | svr p99 | baseline | baseline req/s | baseline p99 | ratio | target | met |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---:|---|'
+    '| workload | c | svr req/s | svr p99 | baseline | baseline req/s | baseline p99 | ratio | target | met | svr CPU µs/req | baseline CPU µs/req |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---:|'
   ]
   for (const row of rows) lines.push(renderRow(row))
   lines.push('')
@@ -87,6 +90,16 @@ function nginxFact (nginx) {
   return nginx ? ', nginx with 2 workers' : ', nginx not installed or did not start'
 }
 
+// Caddy's Go runtime runs on every core (GOMAXPROCS unset), as nginx runs
+// one worker per core of the bench machine.
+function caddyFact (caddy) {
+  if (caddy === null) return ''
+  return caddy
+    ? `, Caddy ${caddy} (` + '`admin off`, `auto_https off`, GOMAXPROCS unset, so all cores; access log to a file as nginx\'s; ' +
+      'up to 64 idle keep-alive connections to the upstream as nginx\'s `keepalive 64`)'
+    : ', Caddy not installed (`apt-get install caddy`) or did not start'
+}
+
 function renderRow ({ workload, svr, baselineName, baseline }) {
   const ratio = baseline ? svr.rps / baseline.rps : null
   const cells = [
@@ -99,9 +112,15 @@ function renderRow ({ workload, svr, baselineName, baseline }) {
     baseline ? ms(baseline.p99Ms) : 'n/a',
     ratio === null ? 'n/a' : ratio.toFixed(2),
     workload.goal === null ? '—' : '≥ ' + workload.goal,
-    workload.goal === null || ratio === null ? '—' : mark(ratio >= workload.goal)
+    workload.goal === null || ratio === null ? '—' : mark(ratio >= workload.goal),
+    cpuCell(svr),
+    baseline ? cpuCell(baseline) : 'n/a'
   ]
   return '| ' + cells.join(' | ') + ' |'
+}
+
+function cpuCell (run) {
+  return run.cpuUs === null || run.cpuUs === undefined ? 'n/a' : run.cpuUs.toFixed(1)
 }
 
 function ms (value) {

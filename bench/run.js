@@ -5,7 +5,7 @@
 // npm run bench -- --against DIR   (also: another checkout of svr, e.g. a build of an earlier main)
 // npm run bench -- --tls [--quick] [--only NAME[,NAME]] [--out FILE]
 //
-// svr side by side with a bare Node cluster and nginx in the same run,
+// svr side by side with a bare Node cluster, nginx and Caddy in the same run,
 // targets alternating (A B A B) so that drift of the machine cancels out;
 // prints and writes bench/results.md with the ratio svr / baseline per
 // workload. Timings never decide a test; they are reported here.
@@ -31,7 +31,7 @@ const os = require('node:os')
 const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { createSite, createModProxySite } = require('./site')
-const { startSvr, startBare, startBareProxy, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep } = require('./targets')
+const { startSvr, startBare, startBareProxy, startUpstream, startNginx, startCaddy, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep } = require('./targets')
 const { loadWorkload, stopLoads, warmUp } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
@@ -101,8 +101,13 @@ WORKLOADS.push(
   variantOf('hello', 'log-batched'),
   variantOf('404', 'log-batched'),
   variantOf('proxy-1k', 'proxy-mod'),
-  againstBareProxy('bare-proxy', 'undici Pool'),
-  againstBareProxy('bare-proxy-http', 'node:http keep-alive Agent')
+  // Issue #28: the proxy at ≥ 0.9 of the bare undici proxy and ≥ 1.2 of
+  // Caddy's reverse_proxy.
+  againstBareProxy('bare-proxy', 'undici Pool', 0.9),
+  againstBareProxy('bare-proxy-http', 'node:http keep-alive Agent'),
+  againstCaddy('proxy-1k', 'Caddy `reverse_proxy`', 1.2),
+  againstCaddy('static-1k', 'Caddy `file_server`'),
+  againstCaddy('static-1m', 'Caddy `file_server`')
 )
 
 // The targets are judged on the default config: a variant row has none.
@@ -145,9 +150,16 @@ function againstSvrHeaders (name, goal) {
 
 // svr's `proxy` against the least a Node cluster does to proxy
 // (bench/bare-proxy.js): the ceiling of Node, and svr's own cost below it.
-function againstBareProxy (baseline, client) {
+function againstBareProxy (baseline, client, goal = null) {
   const base = WORKLOADS.find((w) => w.name === 'proxy-1k')
-  return { ...base, name: 'proxy-1k-' + baseline, base: 'proxy-1k', baseline, goal: null, what: base.what + ' — against a bare Node proxy (' + client + ')' }
+  return { ...base, name: 'proxy-1k-' + baseline, base: 'proxy-1k', baseline, goal, what: base.what + ' — against a bare Node proxy (' + client + ')' }
+}
+
+// The same svr runs against Caddy (bench/targets.js startCaddy), a second
+// server written in neither C nor JavaScript, in the rounds of the row.
+function againstCaddy (name, label, goal = null) {
+  const base = WORKLOADS.find((w) => w.name === name)
+  return { ...base, name: name + '-caddy', base: name, baseline: 'caddy', goal, what: base.what + ' — against ' + label }
 }
 
 const LIMITS = { rssMb: 60, startMs: 1000 }
@@ -305,7 +317,7 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
   const svr = await startSvr(site, dir)
   const startup = { startMs: svr.startMs, rss: await Promise.all(svr.workerPids.map(rssMb)) }
   const baselines = new Set(workloads.map((w) => w.baseline))
-  const targets = { svr, bare: null, 'bare-headers': null, 'bare-proxy': null, 'bare-proxy-http': null, nginx: null }
+  const targets = { svr, bare: null, 'bare-headers': null, 'bare-proxy': null, 'bare-proxy-http': null, nginx: null, caddy: null }
   const variants = new Map()
   try {
     if (baselines.has('bare')) targets.bare = await startBare(dir)
@@ -313,6 +325,7 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
     if (baselines.has('bare-proxy')) targets['bare-proxy'] = await startBareProxy(dir, site.upstreamPort)
     if (baselines.has('bare-proxy-http')) targets['bare-proxy-http'] = await startBareProxy(dir, site.upstreamPort, { client: 'http' })
     if (baselines.has('nginx')) targets.nginx = await startNginx(dir, site.webroot, { upstreamPort: site.upstreamPort })
+    if (baselines.has('caddy')) targets.caddy = await startCaddy(dir, site.webroot, { upstreamPort: site.upstreamPort })
     for (const variant of new Set(workloads.map((w) => w.variant).filter(Boolean))) {
       const configFile = await variantConfig(site, dir, variant, known)
       variants.set(variant, await startSvr(site, dir, { configFile, name: 'svr ' + variant, svr: known[variant].svr }))
@@ -326,8 +339,9 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
       for (const row of rows) measured.set(row.workload, row)
     }
     const nginx = baselines.has('nginx') ? targets.nginx !== null : null
+    const caddy = baselines.has('caddy') ? (targets.caddy !== null && targets.caddy.version) : null
     startup.warmup = { workload: workloads[0], svr: warmups.get(svr.name) || null, baselines: coldBaselines(warmups, targets, workloads[0]) }
-    return { rows: workloads.map((w) => measured.get(w)), startup, nginx }
+    return { rows: workloads.map((w) => measured.get(w)), startup, nginx, caddy }
   } finally {
     for (const target of [...Object.values(targets), ...variants.values()]) {
       if (target !== null) await stop(target.proc)
@@ -384,7 +398,7 @@ async function measureGroup ({ tool, plan, group, svrFor, baselineFor, warmups }
     // A B A B: each round runs every target once, alternating the order.
     const order = round % 2 === 0 ? targets : [...targets].reverse()
     for (const target of order) {
-      runs.get(target.name).push(await loadWorkload(tool, target, workload, plan.seconds))
+      runs.get(target.name).push(await measuredLoad(tool, target, workload, plan.seconds))
       await sleep(200)
     }
   }
@@ -395,6 +409,18 @@ async function measureGroup ({ tool, plan, group, svrFor, baselineFor, warmups }
     console.error(progressLine(row))
     return row
   })
+}
+
+/**
+ * One measured run, with the CPU time (user + system) the target's
+ * processes spent in it per request: `cpuUs`, in µs. Not the load
+ * generator's, nor the upstream's of the proxy rows.
+ */
+async function measuredLoad (tool, target, workload, seconds) {
+  const before = await treeCpuSeconds(target.pid)
+  const result = await loadWorkload(tool, target, workload, seconds)
+  const cpu = await treeCpuSeconds(target.pid) - before
+  return { ...result, cpuUs: result.requests > 0 ? cpu * 1e6 / result.requests : null }
 }
 
 /**
@@ -442,7 +468,9 @@ function median (runs) {
 
 function progressLine (row) {
   const ratio = row.baseline ? (row.svr.rps / row.baseline.rps).toFixed(2) : 'n/a'
-  return `${row.workload.name}: svr ${row.svr.rps.toFixed(0)} req/s, ${row.baselineName} ${row.baseline ? row.baseline.rps.toFixed(0) : 'n/a'}, ratio ${ratio}`
+  const cpu = (run) => run && run.cpuUs !== null ? ` (${run.cpuUs.toFixed(1)} µs CPU/req)` : ''
+  return `${row.workload.name}: svr ${row.svr.rps.toFixed(0)} req/s${cpu(row.svr)}, ` +
+    `${row.baselineName} ${row.baseline ? row.baseline.rps.toFixed(0) : 'n/a'}${cpu(row.baseline)}, ratio ${ratio}`
 }
 
 function machineFacts () {

@@ -3,7 +3,7 @@
 // Start and stop the servers under test. Every process started here is
 // stopped by its pid, also when the run fails.
 
-const { spawn } = require('node:child_process')
+const { execFile, spawn } = require('node:child_process')
 const fs = require('node:fs')
 const fsp = require('node:fs/promises')
 const http = require('node:http')
@@ -191,6 +191,104 @@ http {
   return { name, port, proc, pid: child.pid }
 }
 
+/**
+ * Debian's caddy (2.6) on a loopback port with a generated Caddyfile, the
+ * second reference for proxying (issue #28) and for static files: the
+ * admin endpoint and automatic HTTPS off, the webroot through
+ * `file_server`, /proxy/ through `reverse_proxy` to the upstream with the
+ * prefix cut off (as nginx's `proxy_pass http://app/`) and up to 64 idle
+ * keep-alive connections to it (nginx's `keepalive 64`; Caddy's default is
+ * 32), every request in an access log file as nginx writes one (Caddy's
+ * JSON lines, the file never rolled). GOMAXPROCS is left unset, so Go
+ * runs on every core, as nginx runs 2 workers on the 2 cores of the bench
+ * machine. Its storage and autosaved config stay in the bench's directory.
+ * null when caddy is not installed (saying which package brings it) or
+ * does not start: the rows it is the baseline of then have none.
+ * @param {string} dir
+ * @param {string} webroot
+ * @param {{upstreamPort?: number|null}} [opts] upstreamPort: the upstream of /proxy/, none when null
+ */
+async function startCaddy (dir, webroot, { upstreamPort = null } = {}) {
+  if (!await hasCommand('caddy')) {
+    console.error('bench: caddy is not installed (apt-get install caddy), its rows have no baseline')
+    return null
+  }
+  try {
+    return await launchCaddy(dir, webroot, upstreamPort)
+  } catch (err) {
+    await stopAll({ name: 'caddy' })
+    console.error('bench: caddy did not start, its rows have no baseline: ' + err.message.split('\n')[0])
+    return null
+  }
+}
+
+/**
+ * The Caddyfile of startCaddy.
+ * @param {{port: number, webroot: string, upstreamPort: number|null, accessLog: string}} opts
+ * @returns {string}
+ */
+function caddyfile ({ port, webroot, upstreamPort, accessLog }) {
+  const proxy = upstreamPort === null
+    ? ''
+    : `
+\thandle_path /proxy/* {
+\t\treverse_proxy 127.0.0.1:${upstreamPort} {
+\t\t\ttransport http {
+\t\t\t\tkeepalive_idle_conns_per_host 64
+\t\t\t}
+\t\t}
+\t}`
+  return `{
+\tadmin off
+\tauto_https off
+\tgrace_period 1s
+}
+http://:${port} {
+\tbind 127.0.0.1
+\tlog {
+\t\toutput file ${accessLog} {
+\t\t\troll_disabled
+\t\t}
+\t}${proxy}
+\thandle {
+\t\troot * ${webroot}
+\t\tfile_server
+\t}
+}
+`
+}
+
+async function launchCaddy (dir, webroot, upstreamPort) {
+  const port = await freePort()
+  const prefix = path.join(dir, 'caddy')
+  await fsp.mkdir(prefix, { recursive: true })
+  const file = path.join(prefix, 'Caddyfile')
+  await fsp.writeFile(file, caddyfile({ port, webroot, upstreamPort, accessLog: path.join(prefix, 'access.log') }))
+  const env = { ...process.env, XDG_DATA_HOME: path.join(prefix, 'data'), XDG_CONFIG_HOME: path.join(prefix, 'config') }
+  delete env.GOMAXPROCS
+  const logFile = logFileFor(dir, 'caddy')
+  const out = fs.openSync(logFile, 'w')
+  const child = spawn('caddy', ['run', '--config', file, '--adapter', 'caddyfile'], { stdio: ['ignore', out, out], env })
+  fs.closeSync(out)
+  const proc = track(child, 'caddy')
+  try {
+    await waitFor200(port, '/1k.html', proc)
+    if (upstreamPort !== null) await waitFor200(port, '/proxy/', proc)
+  } catch (err) {
+    // Caddy says why on its last line (JSON, or "Error: …" as it exits).
+    const last = (await fsp.readFile(logFile, 'utf8')).trim().split('\n').pop()
+    throw new Error(err.message + (last ? ' (' + last + ')' : ''))
+  }
+  return { name: 'caddy', port, proc, pid: child.pid, logFile, version: await caddyVersion() }
+}
+
+// "2.6.2" from `caddy version` ("2.6.2" in Debian's build, "v2.x.y h1:…" in upstream's).
+function caddyVersion () {
+  return new Promise((resolve) => {
+    execFile('caddy', ['version'], (err, stdout) => resolve(err ? 'unknown' : stdout.trim().split(/\s+/)[0].replace(/^v/, '')))
+  })
+}
+
 function track (child, name, stopSignal = 'SIGTERM') {
   const proc = { child, name, stopSignal, exited: null }
   proc.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
@@ -259,6 +357,51 @@ async function rssMb (pid) {
   return Number(text.match(/^VmRSS:\s+(\d+) kB/m)[1]) / 1024
 }
 
+let clockTicks = null
+
+// USER_HZ, the unit of /proc's CPU times (100 on Linux, asked once).
+function ticksPerSecond () {
+  if (clockTicks === null) {
+    clockTicks = new Promise((resolve) => {
+      execFile('getconf', ['CLK_TCK'], (err, stdout) => resolve(err || !(Number(stdout) > 0) ? 100 : Number(stdout)))
+    })
+  }
+  return clockTicks
+}
+
+/**
+ * CPU time (user + system, every thread) of a process and of every
+ * process below it, in seconds, from /proc: a server's primary or master
+ * with its workers. Read before and after a load run, it gives the CPU a
+ * target spent on that run's requests, which a machine shared with other
+ * work disturbs less than its rate.
+ * @param {number} pid
+ * @returns {Promise<number>}
+ */
+async function treeCpuSeconds (pid) {
+  const procs = new Map()
+  const names = (await fsp.readdir('/proc')).filter((name) => /^\d+$/.test(name))
+  await Promise.all(names.map(async (name) => {
+    let text
+    try {
+      text = await fsp.readFile(`/proc/${name}/stat`, 'utf8')
+    } catch {
+      return // gone since the listing
+    }
+    // After "pid (comm) ": state, ppid, …, utime and stime (fields 14 and 15).
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+    procs.set(Number(name), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) })
+  }))
+  let ticks = 0
+  const queue = [pid]
+  while (queue.length > 0) {
+    const current = queue.pop()
+    if (procs.has(current)) ticks += procs.get(current).ticks
+    for (const [child, { ppid }] of procs) if (ppid === current) queue.push(child)
+  }
+  return ticks / await ticksPerSecond()
+}
+
 function sleep (ms) {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
@@ -286,4 +429,4 @@ async function startBareH2 (dir, file, tls, svrHeaders = false) {
   return { name, port, proc, pid: child.pid }
 }
 
-module.exports = { startSvr, startBare, startBareProxy, startBareH2, startUpstream, startNginx, stop, stopAll, rssMb, hasCommand, sleep }
+module.exports = { startSvr, startBare, startBareProxy, startBareH2, startUpstream, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep }

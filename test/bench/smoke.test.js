@@ -55,20 +55,23 @@ describe('benchmark smoke run', { timeout: TIMEOUT_MS + 30000 }, () => {
     assert.equal(await stamp(RESULTS), before, 'a quick run must not write bench/results.md')
   })
 
-  it('runs with autocannon and without an nginx that starts, leaving that baseline out', async (t) => {
+  it('runs with autocannon, without an nginx that starts and without caddy, leaving those baselines out', async (t) => {
     const bin = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-bench-bin-'))
     t.after(() => fs.rm(bin, { recursive: true, force: true }))
     // An nginx that exits at once, as one that cannot bind or lacks rights.
     await fs.writeFile(path.join(bin, 'nginx'), '#!/bin/sh\necho "nginx: [emerg] cannot start" >&2\nexit 1\n', { mode: 0o755 })
-    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'static-1k'], {
-      BENCH_TOOL: 'autocannon',
-      PATH: bin + path.delimiter + process.env.PATH
-    })
+    // Nothing else on PATH: no caddy (the bench starts Node by its path).
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'static-1k'], { BENCH_TOOL: 'autocannon', PATH: bin })
     assert.equal(code, 0, stderr)
     assert.match(stderr, /nginx did not start/)
+    assert.match(stderr, /caddy is not installed \(apt-get install caddy\)/)
     assert.match(stdout, /load by autocannon/)
-    const cells = row(stdout, 'static 1 KiB file')
-    assert.ok(Number(cells[2]) > 0, `svr req/s: ${cells[2]}`)
-    assert.equal(cells[5], 'n/a')
+    assert.match(stdout, /, Caddy not installed \(`apt-get install caddy`\) or did not start/)
+    for (const label of ['static 1 KiB file', 'static 1 KiB file — against Caddy `file_server`']) {
+      const cells = row(stdout, label)
+      assert.ok(Number(cells[2]) > 0, `svr req/s of "${label}": ${cells[2]}`)
+      assert.equal(cells[5], 'n/a')
+      assert.equal(cells[11], 'n/a')
+    }
   })
 })

@@ -18,6 +18,7 @@ const IN_CI = Boolean(process.env.CI)
 const TOOLS = {
   chromium: 'chromium',
   nginx: 'nginx',
+  caddy: 'caddy',
   haproxy: 'haproxy',
   goaccess: 'goaccess',
   logrotate: 'logrotate',
