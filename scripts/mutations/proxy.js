@@ -143,7 +143,7 @@ module.exports = [
   {
     area: 'proxy',
     file: 'lib/proxy/request-body.js',
-    what: 'Content-Length: 0 taken for a body, so an empty PUT is not retried',
+    what: 'Content-Length: 0 taken for a body, so an empty PUT whose connection broke is not retried',
     find: "(length !== undefined && length !== '0')",
     replace: '(length !== undefined)',
     tests: [NET]

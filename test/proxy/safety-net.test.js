@@ -144,6 +144,7 @@ describe('proxy retries: what may be sent to a second upstream', () => {
       // Reset before a byte of the answer: the upstream got the request but
       // cannot have answered it; only the idempotent one goes on.
       ['get-reset', reset.origin, 'GET', [], '', 200, true],
+      ['put-empty-reset', reset.origin, 'PUT', ['Content-Length: 0'], '', 200, true],
       ['post-reset', reset.origin, 'POST', ['Content-Length: 0'], '', 502, false],
       ['delete-reset', reset.origin, 'DELETE', ['Content-Length: 2'], 'ab', 502, false],
       // An answer that is not HTTP, and one that never comes: the upstream
@@ -161,7 +162,7 @@ describe('proxy retries: what may be sent to a second upstream', () => {
     assert.deepEqual(statuses, cases.map(([name, , , , , status]) => [name, status]))
     assert.deepEqual(alive.seen.map((seen) => [seen.method, seen.url, seen.length]),
       cases.filter((c) => c[6]).map(([name, , method, , , , , length = 0]) => [method, '/' + name, length]))
-    assert.deepEqual(reset.lines, ['GET /get-reset HTTP/1.1', 'POST /post-reset HTTP/1.1', 'DELETE /delete-reset HTTP/1.1'])
+    assert.deepEqual(reset.lines, ['GET /get-reset HTTP/1.1', 'PUT /put-empty-reset HTTP/1.1', 'POST /post-reset HTTP/1.1', 'DELETE /delete-reset HTTP/1.1'])
     assert.deepEqual(garbage.lines, ['GET /get-garbage HTTP/1.1'])
     assert.deepEqual(silent.lines, ['GET /get-silent HTTP/1.1'])
   })
