@@ -107,13 +107,12 @@ class Upstream {
   /**
    * A successful exchange: the failures before it no longer add up, and an
    * upstream that was out (tried because every one was) is back.
-   * @param {number} now ms
    */
-  succeed (now) {
+  succeed () {
     if (this.failures.length !== 0) this.failures = []
     if (this.downUntil !== 0) {
       this.downUntil = 0
-      this.upSince = now
+      this.upSince = Date.now()
     }
   }
 

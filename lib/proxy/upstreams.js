@@ -34,12 +34,12 @@ class ProxyUpstreams {
    */
   report (member, ok, seconds, route, log) {
     const { upstream } = member
-    const now = Date.now()
     upstream.requests++
     if (ok) {
-      upstream.succeed(now)
+      upstream.succeed()
     } else {
       upstream.errors++
+      const now = Date.now()
       const rule = route.health
       if (upstream.fail(now, rule, isLastUp(route, member, now))) {
         log.warn('proxy upstream ' + upstream.name + ' is out for ' + rule.failTimeout + ' ms after ' + rule.maxFails +
