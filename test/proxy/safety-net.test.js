@@ -511,18 +511,22 @@ describe('proxy health: what counts against an upstream', () => {
       }
     })
     const spare = await recordingUpstream(t, 'spare')
-    const rule = { maxFails: 2, failWindow: 1000, failTimeout: 1500 }
+    const rule = { maxFails: 2, failWindow: 1000, failTimeout: 2000 }
     const svr = await proxied(t, [{ path: '/', upstreams: [upstream.origin, { url: spare.origin, backup: true }], retries: 0, ...rule }])
     assert.equal((await send(svr.port, '/1')).status, 502)
     // Past the window, the first failure no longer adds up with the next.
     await sleep(rule.failWindow + 200)
     assert.equal((await send(svr.port, '/2')).status, 502)
     assert.equal((await send(svr.port, '/3')).status, 502)
+    const out = Date.now()
     assert.equal((await send(svr.port, '/4')).body, 'spare')
     assert.equal(upstream.hits, 3)
     broken = false
-    await sleep(rule.failTimeout + 300)
-    assert.equal((await send(svr.port, '/5')).body, 'app')
+    // Still out past failWindow: the exclusion lasts failTimeout.
+    await sleep(rule.failWindow + 400 - (Date.now() - out))
+    assert.equal((await send(svr.port, '/5')).body, 'spare')
+    await sleep(rule.failTimeout + 300 - (Date.now() - out))
+    assert.equal((await send(svr.port, '/6')).body, 'app')
   })
 
   it('should take an upstream out when one of two routes\' checks fails, and judge by fall and rise', async (t) => {
