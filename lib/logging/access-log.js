@@ -94,6 +94,7 @@ class RejectedEntry {
     this.completed = true
     this.upstream = null
     this.upstreamTime = -1
+    this.rateLimit = null
   }
 }
 

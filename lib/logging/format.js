@@ -83,6 +83,7 @@ function formatCombined (entry) {
     ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
     entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
     quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) + upstreamFields(entry) +
+    (entry.rateLimit === null || entry.rateLimit === undefined ? '' : ' rate_limit=' + entry.rateLimit) +
     (entry.completed ? '\n' : ' aborted\n')
 }
 
@@ -132,6 +133,7 @@ function formatJson (entry) {
     worker: entry.worker,
     completed: entry.completed
   }
+  if (entry.rateLimit !== null && entry.rateLimit !== undefined) fields.rateLimit = entry.rateLimit
   if (entry.upstream !== null && entry.upstream !== undefined) {
     fields.upstream = entry.upstream
     fields.upstreamTime = entry.upstreamTime < 0 ? null : Math.round(entry.upstreamTime * 1000) / 1000

@@ -24,6 +24,7 @@ const { createMethodsStage } = require('./stages/methods')
 const { createStatusStage } = require('./stages/status')
 const { createMetricsStage } = require('./stages/metrics')
 const { createStaticStage } = require('./stages/static')
+const { createRateLimitStage } = require('./stages/rate-limit')
 const { createListingStage } = require('./stages/listing')
 const { createLinks } = require('../application/links')
 const { commandTable } = require('../application/commands')
@@ -56,6 +57,9 @@ const STAGES = [
   // Basic auth (401 entries) before the trailing-slash redirect, so
   // directory existence is not revealed to strangers.
   createAuthStage,
+  // Rate limits after auth, which names the user they may be kept per,
+  // and before everything that costs the server work.
+  createRateLimitStage,
   createTrailingSlashStage,
   // Proxy routes are protected by every check above and answered before
   // mods and the script, where a 3.x proxy mod sat.

@@ -8,6 +8,7 @@ const { PrimaryCounters } = require('../metrics/primary')
 const { CertificateManager } = require('../acme/manager')
 const { tlsSessionServices } = require('../tls/session-cache')
 const { proxyHealthServices } = require('../proxy/health-service')
+const { rateLimitServices } = require('../traffic/shared-buckets')
 
 /**
  * What the workers share: the services the primary answers for all of
@@ -35,7 +36,8 @@ class Coordinator {
       ...metricsServices(this),
       ...this.acme.services(),
       ...tlsSessionServices(this),
-      ...proxyHealthServices(this)
+      ...proxyHealthServices(this),
+      ...rateLimitServices()
     }
     this.table = serve(this.services)
   }

@@ -6,13 +6,14 @@ const { listenConfig } = require('../listen')
 const { acmeConfig } = require('../acme/config')
 const { checkAcme } = require('../acme/storage')
 const { proxyConfig } = require('../proxy/config')
+const { trafficConfig } = require('../traffic/config')
 const { readProxyCa } = require('../proxy/ca-files')
 const { readTlsMaterial } = require('../tls/material')
 const { modKeysHook } = require('../application/mods/declarations')
 
 // The features' keywords, checks and resolved paths, registered with the
 // loader (which imports no feature).
-const loadConfig = createConfigLoader([listenConfig, proxyConfig, acmeConfig])
+const loadConfig = createConfigLoader([listenConfig, proxyConfig, acmeConfig, trafficConfig])
 
 /**
  * The configuration as the command line amends it (`--secure`).

@@ -46,6 +46,8 @@ class Runtime {
     this.siteChromes = new SiteChromes(log)
     // The proxy's upstreams: pools, health, counters (lib/proxy).
     this.proxy = new ProxyUpstreams()
+    // The buckets of `rateLimits` (lib/traffic/limiter.js), made by its stage.
+    this.rateLimiter = null
     // The servers whose connections the status page and metrics count.
     this.servers = null
     // The certificates automatic HTTPS hands this worker (lib/acme/).
@@ -60,6 +62,7 @@ class Runtime {
     this.balance.stopReports()
     this.siteChromes.close()
     this.proxy.close()
+    if (this.rateLimiter !== null) this.rateLimiter.stop()
     if (this.servers === null) return
     // Node's HTTP servers check their connections' timeouts on an interval
     // that only their own close() stops (a drain closes them as net.Servers),

@@ -550,6 +550,7 @@ describe('schema', () => {
       'metricsAllow',
       'metricsPath',
       'proxy',
+      'rateLimits',
       'requestTimeout',
       'serverSideScriptFormat',
       'shutdownDelay',

@@ -74,6 +74,9 @@ class RequestContext {
     // from the first attempt to the end of its response, in ms; for the access log.
     this.upstream = null
     this.upstreamTime = -1
+    // What a rate limit did to the request ('refused', 'delayed',
+    // 'dry-run'), null when none did; for the access log.
+    this.rateLimit = null
     // The request's way through the mods and the script, once it has taken
     // it (lib/application/run.js): the stages after it run in its request scope,
     // since they answer through methods that application code may have
