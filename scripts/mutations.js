@@ -286,6 +286,7 @@ module.exports = [
   }
 ].concat(
   require('./mutations/proxy'),
+  require('./mutations/traffic'),
   require('./mutations/acme'),
   require('./mutations/supervisor'),
   require('./mutations/http2-logging'),

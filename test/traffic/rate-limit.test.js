@@ -111,6 +111,19 @@ describe('rate limits', () => {
     assert.deepEqual(statuses(await burst(svr.port, 2, '/x')), ['in', 'in'])
   })
 
+  it('applies every matching rule, and counts a request only when none refused it', async (t) => {
+    const { svr } = await limited(t, [
+      { name: 'site', path: '/', rate: 1, per: 'minute', burst: 1 },
+      { name: 'page', path: '/x', rate: 1, per: 'minute' }
+    ], { workers: 1 })
+    const got = []
+    for (const target of ['/x', '/x', '/y', '/y']) got.push(outcome((await request(svr.port, target)).status))
+    // The second /x is refused by "page": "site" has not counted it, and has room for one more.
+    assert.deepEqual(got, ['in', 429, 'in', 429])
+    const refused = await request(svr.port, '/x')
+    assert.equal(refused.headers['ratelimit-policy'], '"site";q=1;w=60')
+  })
+
   it('only logs and counts in a dry run', async (t) => {
     const { svr, site } = await limited(t, [{ name: 'trial', path: '/x', rate: 1, per: 'minute', dryRun: true }],
       { workers: 1, metricsPath: '/metrics', logDirectory: 'logs', logFlushDelay: 0 })
