@@ -16,11 +16,11 @@ module.exports = [
   },
   {
     area: 'traffic',
-    file: 'lib/traffic/bucket.js',
-    what: 'nodelay ignored: every request of the burst waits',
-    find: 'const wait = excess > rule.delay ?',
-    replace: 'const wait = excess > 0 ?',
-    tests: [BUCKET, LIMITS]
+    file: 'lib/traffic/rules.js',
+    what: 'nodelay ignored: every request beyond the rate waits',
+    find: 'delay: entry.delay ?? Infinity',
+    replace: 'delay: entry.delay ?? 0',
+    tests: [LIMITS]
   },
   {
     area: 'traffic',
@@ -28,14 +28,6 @@ module.exports = [
     what: 'each worker alone: the primary\'s buckets never taken',
     find: '          state.tat = Math.max(state.tat, addAdmitted(shared.tats[i], state.unsent, rule.bucket.interval, now))\n',
     replace: '',
-    tests: [LIMITS]
-  },
-  {
-    area: 'traffic',
-    file: 'lib/traffic/shared-buckets.js',
-    what: 'the primary charges what a worker admitted from when it hears of it',
-    find: 'entry.tat = addAdmitted(entry.tat, count, rule.interval, since)',
-    replace: 'entry.tat = addAdmitted(entry.tat, count, rule.interval, now)',
     tests: [LIMITS]
   },
   {
