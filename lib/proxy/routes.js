@@ -19,7 +19,7 @@ const { createPolicy } = require('./balance')
  */
 function compileRoutes (config, registry, proxyCa) {
   return config.proxy.map((entry, number) => {
-    const settings = { connections: entry.connections, connectTimeout: entry.connectTimeout, tls: routeTls(entry, proxyCa[number]) }
+    const settings = { connections: entry.connections, connectTimeout: entry.connectTimeout, tls: routeTls(entry, proxyCa[number]), http2: entry.http2 }
     const upstreams = entry.upstreams.map((value) => registry.get(parseUpstream(value).address, settings))
     return {
       number,
