@@ -63,9 +63,11 @@ function passTrailers (req, res, controller, trailers) {
   // (it parses Node's header object as a flat list); the object itself is
   // the controller's rawTrailers. An HTTP/1.1 upstream's are a list there.
   const overHttp2 = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+  if (overHttp2 && controller.paused && Object.keys(raw).length !== 0) {
+    return 'sent its trailers while its HTTP/2 stream was paused for a slow client (data undici had buffered is lost)'
+  }
   const fields = responseTrailers(overHttp2 ? raw : trailers)
   if (Object.keys(fields).length === 0) return null
-  if (overHttp2 && controller.paused) return 'sent its trailers while its HTTP/2 stream was paused for a slow client (data undici had buffered is lost)'
   if (req.method === 'HEAD' || !carriesTrailers(req, res)) return null
   try {
     res.addTrailers(fields)
@@ -91,4 +93,4 @@ function carriesTrailers (req, res) {
   return res.chunkedEncoding === true
 }
 
-module.exports = { mustPause, endWithTrailers, cutResponse, HTTP2_HOLD_BYTES }
+module.exports = { mustPause, endWithTrailers, cutResponse }
