@@ -86,8 +86,13 @@ function echoClient (t, port, certFile, { authority = 'localhost', Client = Echo
   return client
 }
 
+// How long a test waits for a call to end, whatever its deadline: a call
+// that never ends is a failure, not a hang.
+const CALL_WAIT_MS = 10000
+
 /**
- * A unary call as a promise.
+ * A unary call as a promise; rejected (and the call cancelled) when it has
+ * not ended within CALL_WAIT_MS.
  * @param {object} client
  * @param {object} message
  * @param {object} [options] call options (deadline…)
@@ -95,8 +100,15 @@ function echoClient (t, port, certFile, { authority = 'localhost', Client = Echo
  * @returns {Promise<{value: object|null, error: Error|null}>}
  */
 function unary (client, message, options = {}, metadata = new grpc.Metadata()) {
-  return new Promise((resolve) => {
-    client.Unary(message, metadata, options, (error, value) => resolve({ value: value ?? null, error }))
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      call.cancel()
+      reject(new Error('the call ' + JSON.stringify(message) + ' did not end within ' + CALL_WAIT_MS + ' ms'))
+    }, CALL_WAIT_MS)
+    const call = client.Unary(message, metadata, options, (error, value) => {
+      clearTimeout(timer)
+      resolve({ value: value ?? null, error })
+    })
   })
 }
 

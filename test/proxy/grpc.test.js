@@ -63,13 +63,21 @@ const HANDLERS = {
   }
 }
 
-// The status a call ended with, its messages and trailing metadata.
+// The status a call ended with, its messages and trailing metadata; a
+// failure when it has not ended within 10 s.
 function streamed (call) {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const messages = []
+    const timer = setTimeout(() => {
+      call.cancel()
+      reject(new Error('the call did not end within 10 s'))
+    }, 10000)
     call.on('data', (message) => messages.push(message))
     call.on('error', () => {})
-    call.on('status', (status) => resolve({ code: status.code, details: status.details, metadata: status.metadata.getMap(), messages }))
+    call.on('status', (status) => {
+      clearTimeout(timer)
+      resolve({ code: status.code, details: status.details, metadata: status.metadata.getMap(), messages })
+    })
   })
 }
 
@@ -192,6 +200,7 @@ function rawCall (session, authority, path, body) {
     stream.on('data', (chunk) => chunks.push(chunk))
     stream.on('end', () => resolve({ headers: head, endsStream, body: Buffer.concat(chunks).toString() }))
     stream.on('error', reject)
+    stream.setTimeout(10000, () => stream.close(http2.constants.NGHTTP2_CANCEL))
     stream.end(body)
   })
 }
