@@ -113,4 +113,4 @@ function grpcErrorFields (req, status, extra, requestId) {
   }
 }
 
-module.exports = { isGrpcRequest, grpcStatusOf, grpcErrorFields, encodeGrpcMessage, GRPC }
+module.exports = { isGrpcRequest, grpcStatusOf, grpcErrorFields, encodeGrpcMessage }

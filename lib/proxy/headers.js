@@ -159,4 +159,4 @@ function applyOverrides (headers, overrides) {
   }
 }
 
-module.exports = { requestHeaders, responseHeaders, responseTrailers, acceptsTrailers, connectionTokens, endToEnd, HOP_BY_HOP }
+module.exports = { requestHeaders, responseHeaders, responseTrailers, connectionTokens, endToEnd, HOP_BY_HOP }
