@@ -292,5 +292,6 @@ module.exports = [
   require('./mutations/http2-logging'),
   require('./mutations/indexes'),
   require('./mutations/mods'),
-  require('./mutations/architecture')
+  require('./mutations/architecture'),
+  require('./mutations/grpc')
 )

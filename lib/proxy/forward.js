@@ -8,6 +8,7 @@ const { select, FULL } = require('./select')
 const { hasBody, declaredLength, attemptBody, BODY_LIMIT } = require('./request-body')
 const { addStickyCookie } = require('./sticky-cookie')
 const { answerFailure } = require('./failure-answer')
+const { mustPause, endWithTrailers, cutResponse } = require('./response-end')
 
 // Methods a request may be sent twice with (RFC 9110 9.2.2), when it has no body.
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
@@ -195,19 +196,20 @@ class ProxyExchange {
 
   onResponseData (controller, chunk) {
     if (this.done) return
-    if (!this.res.write(chunk)) {
+    if (!this.res.write(chunk) && mustPause(this.res, this.member.upstream)) {
       controller.pause()
       this.res.once('drain', resumeUpstream)
     }
   }
 
-  onResponseEnd () {
+  onResponseEnd (controller, trailers) {
     if (this.done) return
     // The upstream's time ends with its last byte, before the access log
     // hears that the response is over.
     this.ctx.upstreamTime = performance.now() - this.started
     this.settle(null)
-    this.res.end()
+    const problem = endWithTrailers(this.req, this.res, controller, trailers)
+    if (problem !== null) this.env.log.warn('request ' + this.ctx.requestId + ': upstream ' + this.member.upstream.name + ' ' + problem)
   }
 
   onResponseError (controller, err) {
@@ -216,7 +218,7 @@ class ProxyExchange {
       // The upstream broke off its answer: the client sees a cut response,
       // never another one's bytes.
       this.settle(err)
-      this.res.destroy()
+      cutResponse(this.req, this.res)
       return
     }
     this.member.upstream.release()

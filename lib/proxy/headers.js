@@ -84,8 +84,27 @@ function requestHeaders (req, ctx, route, address) {
   out.forwarded = forwardedElements(chain, forwardedHost, proto)
   out.via = appendVia(incoming.via, req.httpVersion, route.pseudonym)
   out['x-request-id'] = ctx.requestId
+  // TE is hop-by-hop, but "trailers" in it says the client reads trailer
+  // fields, which the upstream's answer then reaches it with: gRPC servers
+  // refuse a call without it.
+  if (acceptsTrailers(incoming.te)) out.te = 'trailers'
   applyOverrides(out, route.requestHeaders)
   return out
+}
+
+/**
+ * @param {string|string[]|undefined} te the client's TE header
+ * @returns {boolean} whether it lists "trailers" (RFC 9110 10.1.4)
+ */
+function acceptsTrailers (te) {
+  if (te === undefined) return false
+  const text = Array.isArray(te) ? te.join(',') : te
+  if (text === 'trailers') return true
+  for (const member of text.split(',')) {
+    const semicolon = member.indexOf(';')
+    if ((semicolon === -1 ? member : member.slice(0, semicolon)).trim().toLowerCase() === 'trailers') return true
+  }
+  return false
 }
 
 /**
@@ -99,6 +118,16 @@ function responseHeaders (headers, route) {
   out.via = appendVia(headers.via, '1.1', route.pseudonym)
   applyOverrides(out, route.responseHeaders)
   return out
+}
+
+/**
+ * The upstream's trailer fields as the client gets them: without
+ * hop-by-hop fields (which HTTP/2 forbids) and those svr answers with.
+ * @param {object} trailers lower-cased names
+ * @returns {object}
+ */
+function responseTrailers (trailers) {
+  return endToEnd(trailers, RESPONSE_OWN)
 }
 
 // RFC 7239: one element per hop of the chain, the last one (this proxy's)
@@ -138,4 +167,4 @@ function applyOverrides (headers, overrides) {
   }
 }
 
-module.exports = { requestHeaders, responseHeaders, connectionTokens, endToEnd, HOP_BY_HOP }
+module.exports = { requestHeaders, responseHeaders, responseTrailers, connectionTokens, endToEnd, HOP_BY_HOP }

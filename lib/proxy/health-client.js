@@ -24,7 +24,7 @@ function watchHealth (runtime, config, proxyCa) {
     if (route.healthCheck === null) return
     const tls = routeTls(route, proxyCa[number])
     for (const { url } of route.upstreams) {
-      checks.push({ upstream: url, check: route.healthCheck, tls: parseUpstream(url).address.secure ? tls : null })
+      checks.push({ upstream: url, check: route.healthCheck, tls: parseUpstream(url).address.secure ? tls : null, http2: route.http2 })
     }
   })
   if (checks.length === 0 && !runtime.proxy.watching) return

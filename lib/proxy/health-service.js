@@ -48,15 +48,16 @@ function proxyHealthServices (coordinator) {
   return {
     'proxy-health-watch': (msg, from) => {
       const wanted = new Set()
-      for (const { upstream, check, tls } of Array.isArray(msg.checks) ? msg.checks : []) {
+      for (const { upstream, check, tls, http2 } of Array.isArray(msg.checks) ? msg.checks : []) {
         const address = parseUpstream(upstream).address
         if (address === null) continue
         const settings = address.secure ? tlsOf(tls) : null
-        const key = upstream + ' ' + JSON.stringify(check) + ' ' + tlsKey(address, settings)
+        const alpnH2 = address.secure && http2 === true
+        const key = upstream + ' ' + JSON.stringify(check) + ' ' + tlsKey(address, settings) + (alpnH2 ? ' h2' : '')
         wanted.add(key)
         let checker = checkers.get(key)
         if (checker === undefined) {
-          checker = new Checker(address, check, settings, hooks)
+          checker = new Checker(address, check, settings, hooks, alpnH2)
           checkers.set(key, checker)
           checker.start()
         }
@@ -104,12 +105,14 @@ class Checker {
    * @param {object} check the route's `healthCheck`
    * @param {import('./upstream-tls').UpstreamTls|null} tls the route's, for an https:// upstream
    * @param {object} hooks
+   * @param {boolean} [http2] the route's `http2`, for an https:// upstream
    */
-  constructor (address, check, tls, hooks) {
+  constructor (address, check, tls, hooks, http2 = false) {
     this.name = address.name
     this.address = address
     this.check = check
     this.tls = tls
+    this.http2 = http2
     this.hooks = hooks
     this.watchers = new Set()
     this.healthy = true
@@ -122,8 +125,11 @@ class Checker {
   start () {
     // Loaded with the first check: a primary without checks does without it.
     const { Client } = require('undici')
+    // Checked in the protocol requests use (the connector makes an h2c://
+    // upstream's connections HTTP/2 ones, and offers h2 to an https:// one
+    // with `http2`): a gRPC server, say, may speak nothing but HTTP/2.
     this.client = new Client(this.address.origin, {
-      connect: connectOption(this.address, this.check.timeout, this.tls),
+      connect: connectOption(this.address, this.check.timeout, this.tls, this.http2),
       pipelining: 0
     })
     // The primary's exit does not wait for the next check.

@@ -25,7 +25,7 @@ const { compileStickyCookie, stickyValue } = require('./sticky-cookie')
  */
 function compileRoutes (config, registry, proxyCa, workers) {
   return config.proxy.map((entry, number) => {
-    const settings = { connections: entry.connections, connectTimeout: entry.connectTimeout, tls: routeTls(entry, proxyCa[number]) }
+    const settings = { connections: entry.connections, connectTimeout: entry.connectTimeout, tls: routeTls(entry, proxyCa[number]), http2: entry.http2 }
     const members = entry.upstreams.map((upstreamEntry) => {
       const upstream = registry.get(parseUpstream(upstreamEntry.url).address, settings)
       const max = upstreamEntry.maxConnections ?? entry.maxConnections

@@ -22,7 +22,20 @@ const { ProxyExchange, startExchange } = require('./forward')
  * @param {{respond: object, log: object, upstreams: import('./upstreams').ProxyUpstreams}} env
  */
 function tunnel (req, res, ctx, route, env) {
+  if (route.members.some(mayBeHttp2)) {
+    // undici would send the handshake as an HTTP/2 extended CONNECT (or
+    // refuse any protocol but WebSocket), and what comes back is not the
+    // HTTP/1.1 handshake answer the client's connection is joined on.
+    env.log.warn('request ' + ctx.requestId + ': protocol upgrades are not forwarded on proxy route ' + route.number +
+      ', whose upstreams may speak HTTP/2')
+    env.respond.sendError(ctx, 501)
+    return
+  }
   startExchange(new TunnelExchange(req, res, ctx, route, env))
+}
+
+function mayBeHttp2 (member) {
+  return member.upstream.http2
 }
 
 /**

@@ -38,17 +38,21 @@ function servernameProblem (value) {
  * https:// upstream gets a connector that sends the route's server name
  * (or, when it has none, the URL's host: undici's own default) whatever
  * the request's Host is, and checks the certificate against it with the
- * route's CAs.
+ * route's CAs. An h2c:// upstream's sockets are marked as HTTP/2 ones.
  * @param {import('./upstream-url').UpstreamAddress} address
  * @param {number} timeout ms to connect (and shake hands)
  * @param {UpstreamTls} tls
+ * @param {boolean} [http2] the route's `http2`: offer h2 in ALPN
  * @returns {object|Function}
  */
-function connectOption (address, timeout, tls) {
+function connectOption (address, timeout, tls, http2 = false) {
+  if (address.h2c) return { timeout, useH2c: true }
   if (!address.secure) return { timeout, socketPath: address.socketPath === null ? undefined : address.socketPath }
   // Loaded with the first pool or check, as undici itself is.
   const { buildConnector } = require('undici')
-  const options = { timeout, rejectUnauthorized: tls.rejectUnauthorized }
+  // The connector, not the pool's allowH2, decides what ALPN offers once
+  // it is a function of ours.
+  const options = { timeout, rejectUnauthorized: tls.rejectUnauthorized, allowH2: http2 }
   if (tls.ca !== null) options.ca = tls.ca
   const connect = buildConnector(options)
   const servername = tls.servername

@@ -7,13 +7,13 @@ const { connectOption, requestServername } = require('./upstream-tls')
  * requests in flight to it, its passive health (failures counted here) and
  * the verdict of the primary's active checks. Shared by every route of the
  * worker that names the same upstream with the same connection settings
- * (connections, connect timeout, TLS), and kept across reloads
+ * (connections, connect timeout, TLS, HTTP/2), and kept across reloads
  * (lib/proxy/upstreams.js).
  */
 class Upstream {
   /**
    * @param {import('./upstream-url').UpstreamAddress} address
-   * @param {{connections: number, connectTimeout: number, tls: import('./upstream-tls').UpstreamTls}} settings
+   * @param {{connections: number, connectTimeout: number, tls: import('./upstream-tls').UpstreamTls, http2?: boolean}} settings
    */
   constructor (address, settings) {
     this.address = address
@@ -22,6 +22,9 @@ class Upstream {
     this.pool = null
     // Given to undici with each request (lib/proxy/upstream-tls.js).
     this.servername = requestServername(address, settings.tls)
+    // Whether its connections may be HTTP/2 ones: always for h2c://, by
+    // ALPN for an https:// one of a route with `http2`.
+    this.http2 = address.h2c || (address.secure && settings.http2 === true)
     // Requests of this worker waiting for or reading a response from it.
     this.inFlight = 0
     // The wake() of each route queue waiting for room on it (lib/proxy/queue.js).
@@ -50,7 +53,13 @@ class Upstream {
       const { address, settings } = this
       this.pool = new Pool(address.origin, {
         connections: settings.connections,
-        connect: connectOption(address, settings.connectTimeout, settings.tls),
+        // HTTP/2 is the connector's doing (h2c://, or h2 in ALPN). undici's
+        // pipelining of 1 holds for HTTP/2 connections too, one stream each:
+        // undici 7 holds a request with a streamed body back until its
+        // connection is idle, so a second stream on a connection would wait
+        // for the first, a gRPC stream of hours maybe; the pool opens
+        // another connection instead.
+        connect: connectOption(address, settings.connectTimeout, settings.tls, settings.http2),
         // Upstreams' idle connections are closed by us before their own
         // keep-alive timeout (commonly 5 s) would race a new request.
         keepAliveTimeout: 4000,

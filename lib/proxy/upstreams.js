@@ -51,11 +51,12 @@ class ProxyUpstreams {
 
   /**
    * @param {import('./upstream-url').UpstreamAddress} address
-   * @param {{connections: number, connectTimeout: number, tls: import('./upstream-tls').UpstreamTls}} settings
+   * @param {{connections: number, connectTimeout: number, tls: import('./upstream-tls').UpstreamTls, http2?: boolean}} settings
    * @returns {Upstream}
    */
   get (address, settings) {
-    const key = address.name + ' ' + settings.connections + ' ' + settings.connectTimeout + ' ' + tlsKey(address, settings.tls)
+    const key = address.name + ' ' + settings.connections + ' ' + settings.connectTimeout + ' ' + tlsKey(address, settings.tls) +
+      (address.secure && settings.http2 === true ? ' h2' : '')
     let upstream = this.byKey.get(key)
     if (upstream === undefined) {
       upstream = new Upstream(address, settings)

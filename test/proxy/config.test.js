@@ -8,8 +8,8 @@ describe('proxy configuration', () => {
   it('should name the JSON pointer of every bad upstream and route', async (t) => {
     const site = await makeSite(t, {
       proxy: [
-        { path: '/api', upstreams: ['http://127.0.0.1:3000', 'ftp://127.0.0.1', 'http://u:p@127.0.0.1:1', 'http://127.0.0.1:1/app', 'unix:app.sock', 'nonsense'] },
-        { path: 'api', upstreams: [], policy: 'fastest', healthCheck: { path: 'health' } }
+        { path: '/api', upstreams: ['http://127.0.0.1:3000', 'ftp://127.0.0.1', 'http://u:p@127.0.0.1:1', 'http://127.0.0.1:1/app', 'unix:app.sock', 'nonsense', 'h2c://127.0.0.1:50051/grpc', 'h2c://'] },
+        { path: 'api', upstreams: [], policy: 'fastest', healthCheck: { path: 'health' }, http2: 'yes' }
       ]
     })
     const { code, stdout, stderr } = await runSvr(['--config', site.configFile, '--check-config'])
@@ -17,14 +17,17 @@ describe('proxy configuration', () => {
     assert.equal(stdout, '')
     const file = site.configFile + ': '
     assert.deepEqual(stderr.trimEnd().split('\n'), [
-      file + '/proxy/0/upstreams/1: scheme must be http or https, not "ftp"',
+      file + '/proxy/0/upstreams/1: scheme must be http, https or h2c, not "ftp"',
       file + '/proxy/0/upstreams/2: must not carry credentials (set an Authorization header in requestHeaders)',
       file + '/proxy/0/upstreams/3: must be an origin without path, query or fragment',
       file + '/proxy/0/upstreams/4: a Unix socket upstream must be "unix:" and an absolute path',
-      file + '/proxy/0/upstreams/5: must be "http://host:port", "https://host:port" or "unix:/path.sock"',
+      file + '/proxy/0/upstreams/5: must be "http://host:port", "https://host:port", "h2c://host:port" or "unix:/path.sock"',
+      file + '/proxy/0/upstreams/6: must be an origin without path, query or fragment',
+      file + '/proxy/0/upstreams/7: must be "http://host:port", "https://host:port", "h2c://host:port" or "unix:/path.sock"',
       file + '/proxy/1/path: must start with "/"',
       file + '/proxy/1/upstreams: must NOT have fewer than 1 items',
       file + '/proxy/1/policy: must be one of round-robin, least-connections, client-hash, random-two, cookie',
+      file + '/proxy/1/http2: must be boolean (got string)',
       file + '/proxy/1/healthCheck/path: must start with "/"'
     ])
   })
@@ -44,7 +47,7 @@ describe('proxy configuration', () => {
     assert.equal(code, 1)
     const file = site.configFile + ': '
     assert.deepEqual(stderr.trimEnd().split('\n'), [
-      file + '/proxy/0/upstreams/0/url: scheme must be http or https, not "ftp"',
+      file + '/proxy/0/upstreams/0/url: scheme must be http, https or h2c, not "ftp"',
       file + '/proxy/0/upstreams/1/weight: must be >= 1 (got 0)',
       file + '/proxy/0/upstreams/2: missing required key "url"',
       file + '/proxy/0/upstreams/3: unknown key "port"',
@@ -81,9 +84,9 @@ describe('proxy configuration', () => {
     ])
   })
 
-  it('should accept http, https and unix-socket upstreams', async (t) => {
+  it('should accept http, https, h2c and unix-socket upstreams', async (t) => {
     const site = await makeSite(t, {
-      proxy: [{ path: '/', host: 'app.example', upstreams: ['http://127.0.0.1:3000', 'https://[::1]:8443/', 'unix:/run/app.sock'], healthCheck: {} }]
+      proxy: [{ path: '/', host: 'app.example', upstreams: ['http://127.0.0.1:3000', 'https://[::1]:8443/', 'h2c://127.0.0.1:50051', 'unix:/run/app.sock'], healthCheck: {}, http2: true }]
     })
     const { code, stdout, stderr } = await runSvr(['--config', site.configFile, '--check-config'])
     assert.equal(code, 0, stderr)

@@ -89,7 +89,7 @@ describe('proxy headers', () => {
         connection: 'X-Hop, keep-alive',
         'x-hop': 'gone',
         'keep-alive': 'timeout=9',
-        te: 'trailers',
+        te: 'gzip',
         'proxy-authorization': 'Basic abc',
         'user-agent': 'tester',
         'x-forwarded-for': '6.6.6.6',

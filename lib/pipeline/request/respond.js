@@ -2,6 +2,7 @@
 
 const { escapeHtml } = require('../../util/escape-html')
 const pages = require('../../error-pages/pages')
+const { isGrpcRequest, grpcErrorFields } = require('../../error-pages/grpc')
 const { sendPathHeaders } = require('./custom-headers')
 const { unwrapResponse, headForWrappers } = require('./tolerant-response')
 
@@ -44,6 +45,13 @@ function createResponder (options, shared) {
       return
     }
     const code = pages.answeredStatus(status)
+    // A gRPC client reads a status from trailers, not a page: whatever
+    // answers the call with an error (the proxy's 502, 503, 504, 413, an
+    // access check's 401 or 403, a 404), it gets the gRPC status for it.
+    if (isGrpcRequest(ctx.req)) {
+      guardedWriteGrpc(base, ctx, code, extra)
+      return
+    }
     const candidates = pages.templateFiles(settings, ctx.site, code)
     // Templates read (or found absent) a moment ago: answered at once.
     const known = pages.knownTemplate(settings.templates, candidates)
@@ -114,6 +122,14 @@ function guardedWritePage (base, ctx, code, body, headers, builtIn) {
   }
 }
 
+function guardedWriteGrpc (base, ctx, code, extra) {
+  try {
+    writeGrpcError(ctx, code, extra)
+  } catch (err) {
+    recoverFromWrapper(base, ctx, err)
+  }
+}
+
 function recoverFromWrapper ({ settings, log }, ctx, err) {
   const unwrapped = unwrapResponse(ctx.res)
   // Nothing of the application's stood in the way: svr's own mistake,
@@ -163,6 +179,22 @@ function writePage (ctx, status, body, headers, builtIn) {
   if (headers) for (const name of Object.keys(headers)) res.setHeader(name, headers[name])
   headForWrappers(res)
   res.end(req.method === 'HEAD' ? undefined : body)
+}
+
+// A trailers-only gRPC answer: HTTP 200 with the status in its header
+// fields and no body, so that over HTTP/2 its one HEADERS frame ends the
+// stream. The error's own fields (Retry-After, WWW-Authenticate) go along.
+function writeGrpcError (ctx, code, extra) {
+  const { req, res } = ctx
+  sendPathHeaders(req, res, ctx)
+  for (const name of REPRESENTATION_HEADERS) res.removeHeader(name)
+  res.removeHeader('content-length')
+  res.statusCode = 200
+  const fields = grpcErrorFields(req, code, extra, ctx.requestId)
+  for (const name of Object.keys(fields)) res.setHeader(name, fields[name])
+  if (extra.headers) for (const name of Object.keys(extra.headers)) res.setHeader(name, extra.headers[name])
+  headForWrappers(res)
+  res.end()
 }
 
 module.exports = { createResponder, reasonPhrase: pages.reasonPhrase }
