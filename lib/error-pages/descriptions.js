@@ -62,4 +62,18 @@ const EXTRA_REASONS = {
   599: 'Network Connect Timeout Error'
 }
 
-module.exports = { DESCRIPTIONS, EXTRA_REASONS }
+// What an error page's description holds for the page alone.
+const PLACEHOLDERS = /\{(contact|stack)\}/g
+
+/**
+ * The description of an error as plain text, for answers that are not a
+ * page (a gRPC status, a JSON body).
+ * @param {number} status one with a description
+ * @param {{description?: string}} extra sendError's: its own description wins
+ * @returns {string}
+ */
+function plainDescription (status, extra) {
+  return typeof extra.description === 'string' ? extra.description : DESCRIPTIONS[status].replace(PLACEHOLDERS, '').trim()
+}
+
+module.exports = { DESCRIPTIONS, EXTRA_REASONS, plainDescription }

@@ -1,7 +1,7 @@
 'use strict'
 
 const { reasonPhrase } = require('./pages')
-const { DESCRIPTIONS } = require('./descriptions')
+const { plainDescription } = require('./descriptions')
 
 // gRPC status codes (https://grpc.github.io/grpc/core/md_doc_statuscodes.html).
 const GRPC = {
@@ -35,8 +35,6 @@ const GRPC_TYPE = 'application/grpc'
 // grpc-message is percent-encoded (gRPC over HTTP/2, "Responses"): every
 // byte but the printable ASCII ones, and "%" itself.
 const UNENCODED = /^[\x20-\x24\x26-\x7e]*$/
-// What an error page's description holds for the page alone.
-const PLACEHOLDERS = /\{(contact|stack)\}/g
 
 /**
  * @param {{headers: object}} req
@@ -90,8 +88,7 @@ function encodeGrpcMessage (text) {
  * @returns {string}
  */
 function grpcMessage (status, extra, requestId) {
-  const description = typeof extra.description === 'string' ? extra.description : DESCRIPTIONS[status].replace(PLACEHOLDERS, '').trim()
-  const text = status + ' ' + reasonPhrase(status) + ': ' + description
+  const text = status + ' ' + reasonPhrase(status) + ': ' + plainDescription(status, extra)
   return status >= 500 && requestId !== null ? text + ' Request ID: ' + requestId : text
 }
 

@@ -68,6 +68,13 @@ describe('rate limits', () => {
     assert.deepEqual(statuses(await burst(svr.port, 8, '/now')), [429, 429, 429, 'in', 'in', 'in', 'in', 'in'])
     // nodelay: the burst without waiting for the rate (200 ms a request).
     assert.ok(Date.now() - before < 180, (Date.now() - before) + ' ms')
+    // An API client gets its 429 as JSON, with the same fields.
+    const json = await request(svr.port, '/now', { headers: { accept: 'application/json' } })
+    assert.deepEqual([json.status, json.headers['content-type'], json.headers['retry-after'], json.headers['ratelimit-policy']],
+      [429, 'application/json; charset=utf-8', '1', '"at-once";q=5;w=1'])
+    assert.deepEqual(JSON.parse(json.body), {
+      type: 'about:blank', title: 'Too Many Requests', status: 429, detail: 'Too many requests were sent; try again later.', requestId: json.headers['x-request-id']
+    })
     const started = Date.now()
     const times = []
     const answers = await Promise.all(Array.from({ length: 6 }, () => request(svr.port, '/spaced').then((res) => {

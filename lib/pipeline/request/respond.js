@@ -3,6 +3,7 @@
 const { escapeHtml } = require('../../util/escape-html')
 const pages = require('../../error-pages/pages')
 const { isGrpcRequest, grpcErrorFields } = require('../../error-pages/grpc')
+const { jsonErrorType, jsonErrorBody } = require('../../error-pages/json')
 const { sendPathHeaders } = require('./custom-headers')
 const { unwrapResponse, headForWrappers } = require('./tolerant-response')
 
@@ -50,6 +51,13 @@ function createResponder (options, shared) {
     // access check's 401 or 403, a 404), it gets the gRPC status for it.
     if (isGrpcRequest(ctx.req)) {
       guardedWriteGrpc(base, ctx, code, extra)
+      return
+    }
+    // An API client that asks for JSON gets its error as a problem
+    // document (RFC 9457) rather than a page it would have to parse.
+    const jsonType = jsonErrorType(ctx.req)
+    if (jsonType !== null) {
+      guardedWriteJson(base, ctx, code, extra, jsonType)
       return
     }
     const candidates = pages.templateFiles(settings, ctx.site, code)
@@ -130,6 +138,15 @@ function guardedWriteGrpc (base, ctx, code, extra) {
   }
 }
 
+function guardedWriteJson (base, ctx, code, extra, type) {
+  const body = jsonErrorBody(code, extra, ctx.requestId)
+  try {
+    writePage(ctx, code, body, extra.headers, false, type)
+  } catch (err) {
+    recoverFromWrapper(base, ctx, err)
+  }
+}
+
 function recoverFromWrapper ({ settings, log }, ctx, err) {
   const unwrapped = unwrapResponse(ctx.res)
   // Nothing of the application's stood in the way: svr's own mistake,
@@ -165,13 +182,13 @@ function lateReason (extra) {
   return ' (' + (error instanceof Error ? error.name + ': ' + error.message : String(error.stack || error)) + ')'
 }
 
-function writePage (ctx, status, body, headers, builtIn) {
+function writePage (ctx, status, body, headers, builtIn, type = 'text/html') {
   const { req, res } = ctx
   // An answer made before the URL is final names it as it is now.
   sendPathHeaders(req, res, ctx)
   for (const name of REPRESENTATION_HEADERS) res.removeHeader(name)
   res.statusCode = status
-  res.setHeader('Content-Type', 'text/html; charset=utf-8')
+  res.setHeader('Content-Type', type + '; charset=utf-8')
   res.setHeader('Content-Length', Buffer.byteLength(body))
   res.setHeader('X-Content-Type-Options', 'nosniff')
   if (builtIn) res.setHeader('Content-Security-Policy', BUILT_IN_CSP)
