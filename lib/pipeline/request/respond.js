@@ -46,20 +46,7 @@ function createResponder (options, shared) {
       return
     }
     const code = pages.answeredStatus(status)
-    // A gRPC client reads a status from trailers, not a page: whatever
-    // answers the call with an error (the proxy's 502, 503, 504, 413, an
-    // access check's 401 or 403, a 404), it gets the gRPC status for it.
-    if (isGrpcRequest(ctx.req)) {
-      guardedWriteGrpc(base, ctx, code, extra)
-      return
-    }
-    // An API client that asks for JSON gets its error as a problem
-    // document (RFC 9457) rather than a page it would have to parse.
-    const jsonType = jsonErrorType(ctx.req)
-    if (jsonType !== null) {
-      guardedWriteJson(base, ctx, code, extra, jsonType)
-      return
-    }
+    if (answeredWithoutPage(base, ctx, code, extra)) return
     const candidates = pages.templateFiles(settings, ctx.site, code)
     // Templates read (or found absent) a moment ago: answered at once.
     const known = pages.knownTemplate(settings.templates, candidates)
@@ -136,6 +123,24 @@ function guardedWriteGrpc (base, ctx, code, extra) {
   } catch (err) {
     recoverFromWrapper(base, ctx, err)
   }
+}
+
+/**
+ * Answer an error to a client that reads no page: a gRPC client reads a
+ * status from trailers (whatever answers the call with an error: the
+ * proxy's 502, 503, 504, 413, an access check's 401 or 403, a 404), and an
+ * API client that asks for JSON gets a problem document (RFC 9457).
+ * @returns {boolean} whether it was answered
+ */
+function answeredWithoutPage (base, ctx, code, extra) {
+  if (isGrpcRequest(ctx.req)) {
+    guardedWriteGrpc(base, ctx, code, extra)
+    return true
+  }
+  const jsonType = jsonErrorType(ctx.req)
+  if (jsonType === null) return false
+  guardedWriteJson(base, ctx, code, extra, jsonType)
+  return true
 }
 
 function guardedWriteJson (base, ctx, code, extra, type) {
