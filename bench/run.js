@@ -90,7 +90,10 @@ const VARIANTS = {
   'log-batched': { label: 'logFlushDelay 25', config: { logFlushDelay: 25 } },
   // The issue's second bar for the proxy: at least twice what a 3.x proxy
   // mod does under svr (bench/site.js createModProxySite).
-  'proxy-mod': { label: 'a 3.x proxy mod instead of `proxy`', config: { proxy: [] }, modProxy: true }
+  'proxy-mod': { label: 'a 3.x proxy mod instead of `proxy`', config: { proxy: [] }, modProxy: true },
+  // Issue #29: a rate limit on every path that never refuses (a bucket per
+  // client address, judged and counted on every request) costs at most 5 %.
+  'rate-limit': { label: 'a rate limit per address, never reached', config: { rateLimits: [{ path: '/', rate: 1000000, burst: 1000000 }] } }
 }
 
 WORKLOADS.push(
@@ -101,6 +104,7 @@ WORKLOADS.push(
   variantOf('hello', 'log-batched'),
   variantOf('404', 'log-batched'),
   variantOf('proxy-1k', 'proxy-mod'),
+  variantOf('hello', 'rate-limit'),
   // Issue #28: the proxy at ≥ 0.9 of the bare undici proxy and ≥ 1.2 of
   // Caddy's reverse_proxy.
   againstBareProxy('bare-proxy', 'undici Pool', 0.9),

@@ -75,7 +75,7 @@ module.exports = [
     area: 'grpc',
     file: 'lib/proxy/tunnel.js',
     what: 'a WebSocket handshake goes to an upstream that may speak HTTP/2',
-    find: '  if (route.upstreams.some(mayBeHttp2)) {',
+    find: '  if (route.members.some(mayBeHttp2)) {',
     replace: '  if (false) {',
     tests: [TRAILERS]
   },
@@ -83,8 +83,8 @@ module.exports = [
     area: 'grpc',
     file: 'lib/pipeline/request/respond.js',
     what: 'a gRPC call gets an HTML error page',
-    find: '    if (isGrpcRequest(ctx.req)) {',
-    replace: '    if (false) {',
+    find: '  if (isGrpcRequest(ctx.req)) {',
+    replace: '  if (false) {',
     tests: [GRPC]
   },
   {
