@@ -26,6 +26,9 @@ function svrpasswd (args, input = '') {
     child.stderr.on('data', (chunk) => { stderr += chunk })
     const timer = setTimeout(() => child.kill('SIGKILL'), 20000)
     child.on('error', reject)
+    // svrpasswd may refuse (an existing user, bad usage) and exit before it
+    // reads its input: the write then fails with EPIPE, which says nothing.
+    child.stdin.on('error', () => {})
     child.on('close', (code) => {
       clearTimeout(timer)
       resolve({ code, stdout, stderr })
