@@ -1,6 +1,7 @@
 'use strict'
 
 const { parseUpstream } = require('./upstream-url')
+const { segmentPrefix } = require('../paths/segment-prefix')
 const { createPolicy } = require('./balance')
 const { Member, workerShare } = require('./member')
 const { RouteQueue } = require('./queue')
@@ -36,7 +37,7 @@ function compileRoutes (config, registry, proxyCa, workers) {
       number,
       path: entry.path,
       // "/api" matches /api and /api/…; "/api/" and "/" match what starts with them.
-      bare: entry.path.endsWith('/') ? null : entry.path,
+      matchesPath: segmentPrefix(entry.path),
       stripLength: entry.stripPrefix ? entry.path.replace(/\/+$/, '').length : 0,
       members,
       // Primaries, then backups (used while no primary is up).
@@ -92,16 +93,6 @@ function lowerCased (headers) {
 }
 
 /**
- * @param {Route} route
- * @param {string} pathname the clean, still percent-encoded path
- * @returns {boolean}
- */
-function matchesPath (route, pathname) {
-  if (route.bare === null) return pathname.startsWith(route.path)
-  return pathname.startsWith(route.bare) && (pathname.length === route.bare.length || pathname.charCodeAt(route.bare.length) === 47 /* / */)
-}
-
-/**
  * @param {Route[]} routes
  * @param {object} ctx the request context: its site lists the routes for its host and address
  * @returns {Route|null} the first route that matches
@@ -109,7 +100,7 @@ function matchesPath (route, pathname) {
 function matchRoute (routes, ctx) {
   for (const number of ctx.site.proxyRoutes) {
     const route = routes[number]
-    if (matchesPath(route, ctx.pathname)) return route
+    if (route.matchesPath(ctx.pathname)) return route
   }
   return null
 }
@@ -127,4 +118,4 @@ function upstreamTarget (route, ctx) {
   return (rest.charCodeAt(0) === 47 /* / */ ? rest : '/' + rest) + ctx.search
 }
 
-module.exports = { compileRoutes, routeTls, matchRoute, matchesPath, upstreamTarget }
+module.exports = { compileRoutes, routeTls, matchRoute, upstreamTarget }
