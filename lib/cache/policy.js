@@ -1,0 +1,204 @@
+'use strict'
+
+const CachePolicy = require('http-cache-semantics')
+
+// A shared cache (RFC 9111 3): private answers and those to requests with
+// credentials are not for everyone.
+const POLICY_OPTIONS = Object.freeze({
+  shared: true,
+  // No heuristic freshness from Last-Modified: an answer without explicit
+  // freshness lives as long as the configuration says for its status
+  // (nginx's proxy_cache_valid), or not at all.
+  cacheHeuristic: 0,
+  // Immutable answers that say no lifetime are not kept for a day.
+  immutableMinTimeToLive: 0
+})
+
+/**
+ * The settings of one cache rule, compiled once.
+ * @typedef {object} CacheSettings
+ * @property {Map<number, number>} validity ms an answer with this status and
+ *   no explicit freshness is fresh for (status 0: any status)
+ * @property {number} staleWhileRevalidate ms a stale entry may still be served
+ *   while one request refreshes it, beyond what the answer's own
+ *   stale-while-revalidate says
+ * @property {number} staleIfError ms a stale entry may still be served when
+ *   the upstream fails, beyond the answer's own stale-if-error
+ */
+
+/**
+ * @param {{validity?: Object<string, number>, staleWhileRevalidate?: number, staleIfError?: number}} rule
+ *   validity: seconds by status ("200", "404", or "any")
+ * @returns {CacheSettings}
+ */
+function compileCacheSettings (rule) {
+  const validity = new Map()
+  for (const [status, seconds] of Object.entries(rule.validity || {})) {
+    validity.set(status === 'any' ? 0 : Number(status), seconds * 1000)
+  }
+  return {
+    validity,
+    staleWhileRevalidate: (rule.staleWhileRevalidate || 0) * 1000,
+    staleIfError: (rule.staleIfError || 0) * 1000
+  }
+}
+
+/**
+ * What svr keeps of a stored answer besides its body: everything a worker
+ * needs to serve it, refresh it or drop it, as plain data that can be
+ * written to disk and sent between processes.
+ * @typedef {object} EntryMeta
+ * @property {number} status
+ * @property {Object<string, string|string[]>} headers the answer's fields, hop-by-hop ones already gone
+ * @property {string[]} vary the request fields the answer varies on, lower-cased, sorted
+ * @property {number} storedAt ms
+ * @property {number} freshUntil ms
+ * @property {number} staleWhileRevalidateUntil ms
+ * @property {number} staleIfErrorUntil ms
+ * @property {object} policy http-cache-semantics' own state (toObject), for revalidation
+ */
+
+/**
+ * Whether and for how long an answer may be stored, as a shared cache.
+ * svr is stricter than RFC 9111 where a wrong hit leaks one user's answer to
+ * another: an answer that sets a cookie is never stored, and one to a request
+ * with credentials (Authorization, Cookie) only when it says `public` or
+ * `s-maxage`.
+ * @param {{method: string, url: string, headers: object}} req the request that was forwarded
+ * @param {{status: number, headers: object}} res the upstream's (or application's) answer
+ * @param {CacheSettings} settings
+ * @param {number} now ms
+ * @returns {{meta: EntryMeta, reason: null} | {meta: null, reason: string}}
+ */
+function decideStore (req, res, settings, now) {
+  if (req.method !== 'GET') return refuse('method ' + req.method)
+  if (res.headers['set-cookie'] !== undefined) return refuse('sets a cookie')
+  const cc = responseDirectives(res.headers['cache-control'])
+  const publicAnswer = cc.has('public') || cc.has('s-maxage')
+  if ((req.headers.authorization !== undefined || req.headers.cookie !== undefined) && !publicAnswer) {
+    return refuse('request with credentials, answer not public')
+  }
+  const vary = varyFields(res.headers.vary)
+  // Varies on what no key can hold (RFC 9110 12.5.5).
+  if (vary.includes('*')) return refuse('not storable (Vary: *)')
+  const policy = new CachePolicy(req, res, POLICY_OPTIONS)
+  if (!policy.storable()) return refuse('not storable (' + describeRefusal(cc, res) + ')')
+  // maxAge() less age(), in seconds: timeToLive() would add the stale windows.
+  let fresh = Math.max(0, Math.round((policy.maxAge() - policy.age()) * 1000))
+  // no-cache: kept, but revalidated before every use.
+  if (fresh === 0 && !hasExplicitFreshness(cc, res.headers) && !cc.has('no-cache')) fresh = validityOf(settings, res.status)
+  // An answer that is never fresh and has no validator is of no use to keep.
+  if (fresh === 0 && res.headers.etag === undefined && res.headers['last-modified'] === undefined) return refuse('no lifetime')
+  const freshUntil = now + fresh
+  return {
+    meta: {
+      status: res.status,
+      headers: res.headers,
+      vary,
+      storedAt: now,
+      freshUntil,
+      staleWhileRevalidateUntil: freshUntil + Math.max(directiveMs(cc, 'stale-while-revalidate'), settings.staleWhileRevalidate),
+      staleIfErrorUntil: freshUntil + Math.max(directiveMs(cc, 'stale-if-error'), settings.staleIfError),
+      policy: policy.toObject()
+    },
+    reason: null
+  }
+}
+
+function refuse (reason) {
+  return { meta: null, reason }
+}
+
+/**
+ * @param {string|string[]|undefined} value a Cache-Control field
+ * @returns {Map<string, string|true>} directive -> its argument
+ */
+function responseDirectives (value) {
+  const directives = new Map()
+  if (value === undefined) return directives
+  const text = Array.isArray(value) ? value.join(',') : value
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=')
+    const name = (eq === -1 ? part : part.slice(0, eq)).trim().toLowerCase()
+    if (name === '') continue
+    directives.set(name, eq === -1 ? true : part.slice(eq + 1).trim().replace(/^"|"$/g, ''))
+  }
+  return directives
+}
+
+function hasExplicitFreshness (cc, headers) {
+  return cc.has('max-age') || cc.has('s-maxage') || headers.expires !== undefined
+}
+
+function validityOf (settings, status) {
+  return settings.validity.get(status) ?? settings.validity.get(0) ?? 0
+}
+
+function directiveMs (cc, name) {
+  const value = Number(cc.get(name))
+  return Number.isFinite(value) && value > 0 ? value * 1000 : 0
+}
+
+function describeRefusal (cc, res) {
+  for (const name of ['no-store', 'private']) if (cc.has(name)) return name
+  return 'status ' + res.status
+}
+
+/**
+ * @param {string|string[]|undefined} value a Vary field
+ * @returns {string[]} the request fields named, lower-cased, sorted, without duplicates
+ */
+function varyFields (value) {
+  if (value === undefined) return []
+  const text = Array.isArray(value) ? value.join(',') : value
+  const names = new Set()
+  for (const part of text.split(',')) {
+    const name = part.trim().toLowerCase()
+    if (name !== '') names.add(name)
+  }
+  return [...names].sort()
+}
+
+/**
+ * The part of a cache key that a Vary answer adds: the request's values of
+ * the fields it varies on, so that answers for gzip and for identity, or for
+ * two languages, are kept apart.
+ * @param {string[]} vary from EntryMeta
+ * @param {object} headers the request's
+ * @returns {string}
+ */
+function variantKey (vary, headers) {
+  if (vary.length === 0) return ''
+  let key = ''
+  for (const name of vary) {
+    const value = headers[name]
+    key += '\n' + name + ':' + (value === undefined ? '' : Array.isArray(value) ? value.join(',') : String(value).trim())
+  }
+  return key
+}
+
+/**
+ * What a stored entry is good for now.
+ * @param {EntryMeta} meta
+ * @param {number} now
+ * @returns {'fresh'|'stale-while-revalidate'|'stale-if-error'|'expired'}
+ */
+function entryState (meta, now) {
+  if (now < meta.freshUntil) return 'fresh'
+  if (now < meta.staleWhileRevalidateUntil) return 'stale-while-revalidate'
+  if (now < meta.staleIfErrorUntil) return 'stale-if-error'
+  return 'expired'
+}
+
+/**
+ * The fields of a conditional request that revalidates a stale entry
+ * upstream (If-None-Match, If-Modified-Since from its validators).
+ * @param {EntryMeta} meta
+ * @param {{url: string, method: string, headers: object}} req the request that found it stale
+ * @returns {object}
+ */
+function revalidationHeaders (meta, req) {
+  return CachePolicy.fromObject(meta.policy).revalidationHeaders(req)
+}
+
+module.exports = { compileCacheSettings, decideStore, variantKey, entryState, revalidationHeaders, varyFields }
