@@ -1,0 +1,85 @@
+'use strict'
+
+/**
+ * One fill per key for the whole server (nginx's proxy_cache_lock), kept
+ * by the primary: the first worker that misses a key is told to fill it;
+ * the others' misses wait until it reports the fill done (they then read
+ * the entry) or gave up, or until `timeout` has passed, when the lock is
+ * taken from it and the next waiter fills instead. Workers ask once per
+ * miss, never per hit.
+ */
+class FillLocks {
+  /**
+   * @param {{timeout: number, setTimer?: Function, clearTimer?: Function}} options
+   *   timeout: ms a fill may take before another worker may start one
+   */
+  constructor ({ timeout, setTimer = setTimeout, clearTimer = clearTimeout }) {
+    this.timeout = timeout
+    this.setTimer = setTimer
+    this.clearTimer = clearTimer
+    /** @type {Map<string, {holder: object, waiters: Array<{who: object, resolve: Function}>, timer: object}>} */
+    this.locks = new Map()
+  }
+
+  /**
+   * A worker missed `key`.
+   * @param {string} key
+   * @param {object} who the asking worker (its Peer)
+   * @returns {Promise<'fill'|'filled'|'failed'>} 'fill': fetch and store it;
+   *   'filled': another worker just stored it, read it; 'failed': the other
+   *   worker's fill failed, go to the upstream without storing
+   */
+  acquire (key, who) {
+    const lock = this.locks.get(key)
+    if (lock === undefined) {
+      this.hold(key, who, [])
+      return Promise.resolve('fill')
+    }
+    return new Promise((resolve) => lock.waiters.push({ who, resolve }))
+  }
+
+  /**
+   * The holder's fill is over.
+   * @param {string} key
+   * @param {object} who
+   * @param {boolean} stored whether the entry is now in the store
+   */
+  release (key, who, stored) {
+    const lock = this.locks.get(key)
+    if (lock === undefined || lock.holder !== who) return
+    this.clearTimer(lock.timer)
+    this.locks.delete(key)
+    for (const { resolve } of lock.waiters) resolve(stored ? 'filled' : 'failed')
+  }
+
+  /**
+   * A worker is gone: its fills are over, unstored, and its waits with it.
+   * @param {object} who
+   */
+  forget (who) {
+    for (const [key, lock] of this.locks) {
+      lock.waiters = lock.waiters.filter((waiter) => waiter.who !== who)
+      if (lock.holder === who) this.handOver(key, lock)
+    }
+  }
+
+  hold (key, who, waiters) {
+    const lock = { holder: who, waiters, timer: null }
+    lock.timer = this.setTimer(() => this.handOver(key, lock), this.timeout)
+    if (typeof lock.timer.unref === 'function') lock.timer.unref()
+    this.locks.set(key, lock)
+  }
+
+  // The holder took too long (or left): the first waiter fills instead;
+  // the others wait on it.
+  handOver (key, lock) {
+    this.clearTimer(lock.timer)
+    this.locks.delete(key)
+    const [next, ...rest] = lock.waiters
+    if (next === undefined) return
+    this.hold(key, next.who, rest)
+    next.resolve('fill')
+  }
+}
+
+module.exports = { FillLocks }
