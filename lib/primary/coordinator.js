@@ -9,6 +9,7 @@ const { CertificateManager } = require('../acme/manager')
 const { tlsSessionServices } = require('../tls/session-cache')
 const { proxyHealthServices } = require('../proxy/health-service')
 const { rateLimitServices } = require('../traffic/shared-buckets')
+const { CacheCoordinator } = require('../cache/service')
 
 /**
  * What the workers share: the services the primary answers for all of
@@ -29,6 +30,8 @@ class Coordinator {
     this.counters = counters
     // Automatic HTTPS: certificates for the workers, answers to challenges.
     this.acme = new CertificateManager(this)
+    // The response cache: one fill per key, the byte budget.
+    this.cache = new CacheCoordinator(this)
     // The one table of cluster-wide services: act -> service(msg, from).
     this.services = {
       ...throttleServices(this),
@@ -37,7 +40,8 @@ class Coordinator {
       ...this.acme.services(),
       ...tlsSessionServices(this),
       ...proxyHealthServices(this),
-      ...rateLimitServices()
+      ...rateLimitServices(),
+      ...this.cache.services()
     }
     this.table = serve(this.services)
   }
@@ -49,6 +53,7 @@ class Coordinator {
    */
   configure (options) {
     this.acme.configure(options)
+    this.cache.configure(options)
   }
 
   /**

@@ -7,13 +7,14 @@ const { acmeConfig } = require('../acme/config')
 const { checkAcme } = require('../acme/storage')
 const { proxyConfig } = require('../proxy/config')
 const { trafficConfig } = require('../traffic/config')
+const { cacheConfig } = require('../cache/config')
 const { readProxyCa } = require('../proxy/ca-files')
 const { readTlsMaterial } = require('../tls/material')
 const { modKeysHook } = require('../application/mods/declarations')
 
 // The features' keywords, checks and resolved paths, registered with the
 // loader (which imports no feature).
-const loadConfig = createConfigLoader([listenConfig, proxyConfig, acmeConfig, trafficConfig])
+const loadConfig = createConfigLoader([listenConfig, proxyConfig, acmeConfig, trafficConfig, cacheConfig])
 
 /**
  * The configuration as the command line amends it (`--secure`).

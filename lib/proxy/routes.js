@@ -7,6 +7,7 @@ const { Member, workerShare } = require('./member')
 const { RouteQueue } = require('./queue')
 const { hashString } = require('./hash')
 const { compileStickyCookie, stickyValue } = require('./sticky-cookie')
+const { compileCacheSettings } = require('../cache/policy')
 
 /**
  * A route of `proxy`, compiled once per pipeline.
@@ -56,7 +57,9 @@ function compileRoutes (config, registry, proxyCa, workers) {
       health: { maxFails: entry.maxFails, failWindow: entry.failWindow, failTimeout: entry.failTimeout },
       // The Via name: the received-by pseudonym, never the host name.
       pseudonym: 'svr',
-      healthCheck: entry.healthCheck
+      healthCheck: entry.healthCheck,
+      // The response cache's settings (lib/cache/policy.js), null: not cached.
+      cache: entry.cache === null ? null : compileCacheSettings(entry.cache)
     }
     if (members.some((member) => member.limit !== Infinity)) route.queue = new RouteQueue(route, entry.queueSize, entry.queueTimeout, registry)
     return route

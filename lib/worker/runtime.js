@@ -48,6 +48,8 @@ class Runtime {
     this.proxy = new ProxyUpstreams()
     // The buckets of `rateLimits` (lib/traffic/limiter.js), made by its stage.
     this.rateLimiter = null
+    // The response cache of proxy routes (lib/cache/worker-cache.js), made by the proxy stage.
+    this.responseCache = null
     // The servers whose connections the status page and metrics count.
     this.servers = null
     // The certificates automatic HTTPS hands this worker (lib/acme/).
@@ -63,6 +65,7 @@ class Runtime {
     this.siteChromes.close()
     this.proxy.close()
     if (this.rateLimiter !== null) this.rateLimiter.stop()
+    if (this.responseCache !== null) this.responseCache.stop()
     if (this.servers === null) return
     // Node's HTTP servers check their connections' timeouts on an interval
     // that only their own close() stops (a drain closes them as net.Servers),
@@ -123,7 +126,8 @@ class Runtime {
       'fair-share': (msg) => this.balance.share(msg),
       'acme-install': (msg) => this.certificates.install(msg),
       'acme-alpn': (msg) => this.certificates.challenge(msg),
-      'proxy-health': (msg) => this.proxy.setVerdicts(msg.verdicts)
+      'proxy-health': (msg) => this.proxy.setVerdicts(msg.verdicts),
+      'cache-drop': (msg) => { if (this.responseCache !== null && Array.isArray(msg.keys)) this.responseCache.drop(msg.keys) }
     }
   }
 }

@@ -2,6 +2,8 @@
 
 const { compileRoutes, matchRoute } = require('../../proxy/routes')
 const { forward } = require('../../proxy/forward')
+const { forwardCached } = require('../../proxy/cached-forward')
+const { ResponseCache } = require('../../cache/worker-cache')
 const { tunnel } = require('../../proxy/tunnel')
 const { watchHealth } = require('../../proxy/health-client')
 const { workerCount } = require('../../config/worker-count')
@@ -24,7 +26,7 @@ function createProxyStage (options, shared) {
   const workers = shared.runtime.slot === null ? 1 : workerCount(config)
   const routes = compileRoutes(config, upstreams, options.proxyCa, workers)
   watchHealth(shared.runtime, config, options.proxyCa)
-  const env = { respond: shared.respond, log: shared.log, upstreams }
+  const env = { respond: shared.respond, log: shared.log, upstreams, cache: responseCacheOf(shared.runtime, config), cacheSettings: config.responseCache }
   return function proxyRequest (req, res, ctx) {
     const route = matchRoute(routes, ctx)
     if (route === null) return false
@@ -37,6 +39,7 @@ function createProxyStage (options, shared) {
     const upgrade = req.upgrade === true || req.headers[':protocol'] !== undefined
     try {
       if (upgrade) tunnel(req, res, ctx, route, env)
+      else if (route.cache !== null) forwardCached(req, res, ctx, route, env).catch((err) => failed(req, res, ctx, err))
       else forward(req, res, ctx, route, env)
     } catch (err) {
       failed(req, res, ctx, err)
@@ -48,6 +51,18 @@ function createProxyStage (options, shared) {
     shared.log.error('request ' + ctx.requestId + ': proxying failed:', err)
     shared.respond.sendError(ctx, 502, { error: err })
   }
+}
+
+/**
+ * The worker's response cache, when a route caches.
+ * @param {import('../../worker/runtime').Runtime} runtime
+ * @param {object} config
+ * @returns {ResponseCache|null}
+ */
+function responseCacheOf (runtime, config) {
+  if (runtime.responseCache !== null) runtime.responseCache.stop()
+  runtime.responseCache = config.proxy.some((route) => route.cache !== null) ? new ResponseCache(config.responseCache, runtime.coordinator) : null
+  return runtime.responseCache
 }
 
 module.exports = { createProxyStage }

@@ -1,0 +1,125 @@
+'use strict'
+
+const { LRUCache } = require('lru-cache')
+const { DiskStore } = require('./disk-store')
+const { variantKey } = require('./policy')
+
+// Hits are reported to the primary's budget in batches, this often.
+const HITS_MS = 1000
+// A worker waits this long beyond the lock's own timeout for the primary.
+const FILL_MARGIN_MS = 1000
+// Bodies up to this size are also kept in the worker's memory.
+const MEMORY_ENTRY_MAX = 256 * 1024
+
+/**
+ * The response cache as one worker sees it: entries on disk, shared by all
+ * workers (lib/cache/disk-store.js), with the small ones also in this
+ * worker's memory; the primary decides who fetches a missing entry
+ * (`cache-fill`) and keeps the byte budget. An entry is found in two steps:
+ * the request's base key (method, host, path and query) names a record of
+ * the fields the answer varies on, and those fields' values in the request
+ * complete the key of the entry itself.
+ */
+class ResponseCache {
+  /**
+   * @param {{directory: string, memorySize: number, lockTimeout: number}} settings `responseCache`
+   * @param {import('../ipc').Peer} coordinator
+   */
+  constructor (settings, coordinator) {
+    this.disk = new DiskStore(settings.directory)
+    this.coordinator = coordinator
+    this.lockTimeout = settings.lockTimeout
+    this.memory = settings.memorySize === 0
+      ? null
+      : new LRUCache({ maxSize: settings.memorySize, sizeCalculation: (entry) => entry.body.length + 1 })
+    this.varies = new LRUCache({ max: 10000 })
+    this.hits = new Set()
+    this.timer = setInterval(() => this.reportHits(), HITS_MS)
+    this.timer.unref()
+  }
+
+  /**
+   * @param {string} base the request's base key
+   * @param {object} headers the request's
+   * @returns {Promise<{key: string, entry: {meta: object, body: Buffer}|null}>} the entry's key, and the entry when stored
+   */
+  async find (base, headers) {
+    let vary = this.varies.get(base)
+    if (vary === undefined) {
+      const record = await this.disk.get(base + '\nvary')
+      vary = record === null ? [] : record.meta.vary
+      if (record !== null) this.varies.set(base, vary)
+    }
+    const key = base + variantKey(vary, headers)
+    let entry = this.memory === null ? undefined : this.memory.get(key)
+    if (entry === undefined) {
+      entry = await this.disk.get(key)
+      if (entry !== null && this.memory !== null && entry.body.length <= MEMORY_ENTRY_MAX) this.memory.set(key, entry)
+    }
+    return { key, entry }
+  }
+
+  /**
+   * Ask the primary whether this worker fetches the entry.
+   * @param {string} key
+   * @returns {Promise<'fill'|'filled'|'failed'>}
+   */
+  fill (key) {
+    return this.coordinator.request('cache-fill', { key }, { timeout: this.lockTimeout + FILL_MARGIN_MS }).then(
+      (verdict) => verdict === 'filled' || verdict === 'failed' ? verdict : 'fill',
+      // No primary to ask: fetch it, as if there were no other worker.
+      () => 'fill')
+  }
+
+  /**
+   * Store what was fetched, and end the fill.
+   * @param {string} base
+   * @param {object} headers the request's
+   * @param {object} meta lib/cache/policy.js EntryMeta
+   * @param {Buffer} body
+   * @returns {Promise<string>} the entry's key
+   */
+  async store (base, headers, meta, body) {
+    const key = base + variantKey(meta.vary, headers)
+    let size = await this.disk.put(key, meta, body)
+    if (meta.vary.length !== 0) size += await this.disk.put(base + '\nvary', { vary: meta.vary }, Buffer.alloc(0))
+    this.varies.set(base, meta.vary)
+    if (this.memory !== null) {
+      if (body.length <= MEMORY_ENTRY_MAX) this.memory.set(key, { meta, body })
+      else this.memory.delete(key)
+    }
+    this.coordinator.notify('cache-filled', { key, stored: true, size })
+    return key
+  }
+
+  /**
+   * A fill that stored nothing (an answer not to keep, an upstream that failed).
+   * @param {string} key the key the fill was asked for
+   */
+  unfilled (key) {
+    this.coordinator.notify('cache-filled', { key, stored: false })
+  }
+
+  /** @param {string} key served from the cache */
+  hit (key) {
+    this.hits.add(key)
+  }
+
+  /** @param {string[]} keys evicted or purged: not to be served from memory */
+  drop (keys) {
+    if (this.memory === null) return
+    for (const key of keys) if (typeof key === 'string') this.memory.delete(key)
+  }
+
+  reportHits () {
+    if (this.hits.size === 0) return
+    this.coordinator.notify('cache-hits', { keys: [...this.hits] })
+    this.hits.clear()
+  }
+
+  stop () {
+    clearInterval(this.timer)
+  }
+}
+
+module.exports = { ResponseCache }

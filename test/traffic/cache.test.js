@@ -1,0 +1,92 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const { makeSite, startSvr } = require('../helpers/server')
+const { request } = require('../helpers/http')
+const { startUpstream } = require('../helpers/upstream')
+
+// An upstream that answers each path with its own body and fields, and
+// counts what it was asked.
+async function countingUpstream (t, answer) {
+  const seen = []
+  const upstream = await startUpstream(t, {
+    handler (req, res) {
+      seen.push(req.url)
+      const { status = 200, headers = {}, body = 'body of ' + req.url, delay = 0 } = answer(req)
+      setTimeout(() => {
+        res.writeHead(status, { 'Content-Type': 'text/plain', ...headers })
+        res.end(body)
+      }, delay)
+    }
+  })
+  upstream.seen = seen
+  return upstream
+}
+
+async function cachedProxy (t, upstream, cache = { validity: { 200: 60 } }, config = {}) {
+  const site = await makeSite(t, { workers: 2, stateDirectory: 'state', ...config, proxy: [{ path: '/', upstreams: [upstream.origin], cache }] })
+  return startSvr(t, site.configFile)
+}
+
+describe('response cache', () => {
+  it('fetches a cold key once for 500 concurrent requests over 2 workers, and serves it from either', async (t) => {
+    const upstream = await countingUpstream(t, () => ({ delay: 300 }))
+    const svr = await cachedProxy(t, upstream)
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 50 })
+    t.after(() => agent.destroy())
+    const answers = await Promise.all(Array.from({ length: 500 }, () => request(svr.port, '/cold', { agent })))
+    assert.deepEqual([...new Set(answers.map((res) => res.status + ' ' + res.body))], ['200 body of /cold'])
+    assert.deepEqual(upstream.seen, ['/cold'])
+    const statuses = new Set(answers.map((res) => res.headers['cache-status']))
+    assert.deepEqual([...statuses].sort(), ['svr; fwd=miss; stored', 'svr; hit'])
+    // Later requests on new connections (either worker): hits.
+    for (let i = 0; i < 10; i++) {
+      const res = await request(svr.port, '/cold')
+      assert.deepEqual([res.status, res.body, res.headers['cache-status']], [200, 'body of /cold', 'svr; hit'])
+    }
+    assert.deepEqual(upstream.seen, ['/cold'])
+  })
+
+  it('never stores what is private, sets a cookie, or answers credentials', async (t) => {
+    const upstream = await countingUpstream(t, (req) => ({
+      headers: {
+        '/private': { 'Cache-Control': 'private, max-age=60' },
+        '/no-store': { 'Cache-Control': 'no-store' },
+        '/cookie': { 'Set-Cookie': 'session=1', 'Cache-Control': 'max-age=60' },
+        '/auth': { 'Cache-Control': 'max-age=60' }
+      }[req.url] || {}
+    }))
+    const svr = await cachedProxy(t, upstream)
+    for (const path of ['/private', '/no-store', '/cookie']) {
+      for (let i = 0; i < 2; i++) assert.equal((await request(svr.port, path)).headers['cache-status'], 'svr; fwd=miss')
+    }
+    for (let i = 0; i < 2; i++) assert.equal((await request(svr.port, '/auth', { headers: { authorization: 'Basic eDp5' } })).headers['cache-status'], 'svr; fwd=miss')
+    assert.deepEqual(upstream.seen, ['/private', '/private', '/no-store', '/no-store', '/cookie', '/cookie', '/auth', '/auth'])
+  })
+
+  it('keeps the variants of a Vary answer apart', async (t) => {
+    const upstream = await countingUpstream(t, (req) => ({
+      headers: { Vary: 'Accept-Language', 'Cache-Control': 'max-age=60' },
+      body: 'lang ' + (req.headers['accept-language'] || 'none')
+    }))
+    const svr = await cachedProxy(t, upstream)
+    const get = async (lang) => (await request(svr.port, '/v', { headers: lang === null ? {} : { 'accept-language': lang } })).body
+    const got = []
+    for (const lang of ['en', 'fr', 'en', null, 'fr', null]) got.push(await get(lang))
+    assert.deepEqual(got, ['lang en', 'lang fr', 'lang en', 'lang none', 'lang fr', 'lang none'])
+    assert.equal(upstream.seen.length, 3)
+  })
+
+  it('answers from a stale entry within staleIfError while the only upstream is down', async (t) => {
+    const upstream = await countingUpstream(t, () => ({ headers: { 'Cache-Control': 'max-age=1' } }))
+    const svr = await cachedProxy(t, upstream, { staleIfError: 60 })
+    assert.equal((await request(svr.port, '/s')).status, 200)
+    await upstream.stop()
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    const answers = []
+    for (let i = 0; i < 20; i++) answers.push(await request(svr.port, '/s'))
+    assert.deepEqual([...new Set(answers.map((res) => res.status + ' ' + res.body + ' ' + res.headers['cache-status']))], ['200 body of /s svr; fwd=stale'])
+  })
+})
