@@ -83,8 +83,9 @@ function decideStore (req, res, settings, now) {
   if (vary.includes('*')) return refuse('not storable (Vary: *)')
   const policy = new CachePolicy(req, res, POLICY_OPTIONS)
   if (!policy.storable()) return refuse('not storable (' + describeRefusal(cc, res) + ')')
-  // maxAge() less age(), in seconds: timeToLive() would add the stale windows.
-  let fresh = Math.max(0, Math.round((policy.maxAge() - policy.age()) * 1000))
+  // maxAge() less age() in whole seconds, as Age counts them: timeToLive()
+  // would add the stale windows.
+  let fresh = Math.max(0, (policy.maxAge() - Math.floor(policy.age())) * 1000)
   // no-cache: kept, but revalidated before every use.
   if (fresh === 0 && !hasExplicitFreshness(cc, res.headers) && !cc.has('no-cache')) fresh = validityOf(settings, res.status)
   // An answer that is never fresh and has no validator is of no use to keep.

@@ -16,7 +16,7 @@ const KEYS = Object.keys(schema.properties)
 const IGNORED = KEYS.filter((key) => schema.properties[key]['x-svr'] === 'ignored')
 const NEW = KEYS.filter((key) => schema.properties[key]['x-svr'] === 'new')
 // Keys the loaded configuration holds resolved: absolute paths, acme's names and storage.
-const RESOLVED = new Set(['wwwroot', 'cert', 'key', 'acme'])
+const RESOLVED = new Set(['wwwroot', 'cert', 'key', 'acme', 'responseCache'])
 
 async function tempDir (t) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-config-'))
@@ -119,6 +119,15 @@ describe('loadConfig(file, { installDir })', () => {
       assert.equal(config.acme.caBundle, path.join(dir, 'ca.pem'))
       const plain = await load(t, {})
       assert.deepEqual([plain.acme.names, plain.acme.storageDirectory, plain.acme.caBundle], [[], null, null])
+    })
+
+    it('should resolve responseCache: its directory under stateDirectory, its sizes from the schema', async (t) => {
+      const file = await writeConfig(t, { stateDirectory: 'state' })
+      const config = await loadConfig(file, { installDir: INSTALL })
+      assert.deepEqual(config.responseCache, {
+        directory: path.join(path.dirname(file), 'state', 'cache'), maxSize: 268435456, maxEntrySize: 8388608, memorySize: 33554432, lockTimeout: 5000
+      })
+      assert.equal((await load(t, {})).responseCache.directory, null)
     })
 
     it('should use the safe defaults', async (t) => {
@@ -552,6 +561,7 @@ describe('schema', () => {
       'proxy',
       'rateLimits',
       'requestTimeout',
+      'responseCache',
       'serverSideScriptFormat',
       'shutdownDelay',
       'shutdownTimeout',
