@@ -39,6 +39,19 @@ class FillLocks {
   }
 
   /**
+   * A worker found `key` stale but still good to serve: it fetches it in
+   * the background only if nobody else is.
+   * @param {string} key
+   * @param {object} who
+   * @returns {'fill'|'busy'}
+   */
+  tryAcquire (key, who) {
+    if (this.locks.has(key)) return 'busy'
+    this.hold(key, who, [])
+    return 'fill'
+  }
+
+  /**
    * The holder's fill is over.
    * @param {string} key
    * @param {object} who

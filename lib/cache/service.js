@@ -50,7 +50,7 @@ class CacheCoordinator {
     return {
       'cache-fill': (msg, from) => {
         if (typeof msg.key !== 'string') throw new TypeError('malformed cache-fill')
-        return this.locks.acquire(msg.key, from)
+        return msg.wait === false ? this.locks.tryAcquire(msg.key, from) : this.locks.acquire(msg.key, from)
       },
       'cache-filled': (msg, from) => {
         if (typeof msg.key !== 'string') return

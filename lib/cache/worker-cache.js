@@ -72,6 +72,16 @@ class ResponseCache {
   }
 
   /**
+   * Ask the primary whether this worker refreshes a stale entry in the
+   * background: only when no other worker is fetching it.
+   * @param {string} key
+   * @returns {Promise<boolean>}
+   */
+  tryFill (key) {
+    return this.coordinator.request('cache-fill', { key, wait: false }, { timeout: FILL_MARGIN_MS }).then((verdict) => verdict === 'fill', () => false)
+  }
+
+  /**
    * Store what was fetched, and end the fill.
    * @param {string} base
    * @param {object} headers the request's

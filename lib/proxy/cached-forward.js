@@ -3,6 +3,7 @@
 const { ProxyExchange, startExchange, forward } = require('./forward')
 const { responseHeaders } = require('./headers')
 const { decideStore, entryState } = require('../cache/policy')
+const { refreshInBackground } = require('./background-refresh')
 
 /**
  * Forward a request of a route with `cache` through the response cache:
@@ -25,8 +26,16 @@ async function forwardCached (req, res, ctx, route, env) {
   const base = 'GET ' + ctx.hostname + ' ' + ctx.pathname + ctx.search
   let found = await findEntry(cache, base, req, env)
   const now = Date.now()
-  if (found.entry !== null && entryState(found.entry.meta, now) === 'fresh') {
+  const state = found.entry === null ? 'missing' : entryState(found.entry.meta, now)
+  if (state === 'fresh') {
     serveEntry(req, res, ctx, cache, found, 'hit', now)
+    return
+  }
+  // Stale, but within stale-while-revalidate: answered at once, and one
+  // request for the whole server fetches it again behind it.
+  if (state === 'stale-while-revalidate') {
+    serveEntry(req, res, ctx, cache, found, 'hit; detail=stale', now)
+    if (await cache.tryFill(found.key)) refreshInBackground(req, ctx, route, env, { base, key: found.key })
     return
   }
   if (req.method !== 'GET') {

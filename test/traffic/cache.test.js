@@ -79,6 +79,24 @@ describe('response cache', () => {
     assert.equal(upstream.seen.length, 3)
   })
 
+  it('answers a stale entry at once within staleWhileRevalidate, and refreshes it behind the client', async (t) => {
+    let version = 0
+    const upstream = await countingUpstream(t, () => ({ headers: { 'Cache-Control': 'max-age=1' }, body: 'v' + ++version, delay: 400 }))
+    const svr = await cachedProxy(t, upstream, { staleWhileRevalidate: 30 })
+    assert.equal((await request(svr.port, '/r')).body, 'v1')
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    const started = Date.now()
+    const stale = await Promise.all(Array.from({ length: 10 }, () => request(svr.port, '/r')))
+    // Answered without waiting for the upstream's 400 ms, from the stale entry.
+    assert.ok(Date.now() - started < 300, (Date.now() - started) + ' ms')
+    assert.deepEqual([...new Set(stale.map((res) => res.body + ' ' + res.headers['cache-status']))], ['v1 svr; hit; detail=stale'])
+    // One refresh for all of them, whichever worker they reached.
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    assert.deepEqual(upstream.seen, ['/r', '/r'])
+    const fresh = await request(svr.port, '/r')
+    assert.deepEqual([fresh.body, fresh.headers['cache-status']], ['v2', 'svr; hit'])
+  })
+
   it('answers from a stale entry within staleIfError while the only upstream is down', async (t) => {
     const upstream = await countingUpstream(t, () => ({ headers: { 'Cache-Control': 'max-age=1' } }))
     const svr = await cachedProxy(t, upstream, { staleIfError: 60 })
