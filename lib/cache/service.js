@@ -46,6 +46,25 @@ class CacheCoordinator {
     for (const { peer } of this.coordinator.targets()) if (peer !== null) peer.notify('cache-drop', { keys: [key] })
   }
 
+  /**
+   * Remove cached answers (console `purge`): one URL, every URL under a
+   * prefix (`http://host/path*`), or everything (`all`).
+   * @param {string} target
+   * @returns {string} what was done, for the console
+   */
+  purge (target) {
+    if (this.budget === null) return 'purge: no proxy route caches'
+    const match = purgeMatcher(target)
+    if (match === null) return 'purge: give a URL ("http://host/path"), a prefix ending in "*", or "all"'
+    let count = 0
+    for (const key of [...this.budget.entries.keys()]) {
+      if (!match(key)) continue
+      this.budget.remove(key)
+      count++
+    }
+    return 'purge: ' + count + ' cached answer' + (count === 1 ? '' : 's') + ' removed'
+  }
+
   services () {
     return {
       'cache-fill': (msg, from) => {
@@ -64,4 +83,23 @@ class CacheCoordinator {
   }
 }
 
-module.exports = { CacheCoordinator }
+/**
+ * @param {string} target as typed
+ * @returns {((key: string) => boolean)|null} which cache keys it names
+ */
+function purgeMatcher (target) {
+  if (target === 'all') return () => true
+  const prefix = target.endsWith('*')
+  let url
+  try {
+    url = new URL(prefix ? target.slice(0, -1) : target)
+  } catch {
+    return null
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+  // Keys are "GET host path?query", then the variant's fields after a newline.
+  const base = 'GET ' + url.hostname.toLowerCase() + ' ' + url.pathname + url.search
+  return prefix ? (key) => key.startsWith(base) : (key) => key === base || key.startsWith(base + '\n')
+}
+
+module.exports = { CacheCoordinator, purgeMatcher }

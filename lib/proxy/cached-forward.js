@@ -28,13 +28,13 @@ async function forwardCached (req, res, ctx, route, env) {
   const now = Date.now()
   const state = found.entry === null ? 'missing' : entryState(found.entry.meta, now)
   if (state === 'fresh') {
-    serveEntry(req, res, ctx, cache, found, 'hit', now)
+    serveEntry(req, res, ctx, env, found, 'hit', now)
     return
   }
   // Stale, but within stale-while-revalidate: answered at once, and one
   // request for the whole server fetches it again behind it.
   if (state === 'stale-while-revalidate') {
-    serveEntry(req, res, ctx, cache, found, 'hit; detail=stale', now)
+    serveEntry(req, res, ctx, env, found, 'hit; detail=stale', now)
     if (await cache.tryFill(found.key)) refreshInBackground(req, ctx, route, env, { base, key: found.key })
     return
   }
@@ -46,7 +46,7 @@ async function forwardCached (req, res, ctx, route, env) {
   if (verdict === 'filled') {
     const filled = await findEntry(cache, base, req, env)
     if (filled.entry !== null && entryState(filled.entry.meta, Date.now()) === 'fresh') {
-      serveEntry(req, res, ctx, cache, filled, 'hit', Date.now())
+      serveEntry(req, res, ctx, env, filled, 'hit', Date.now())
       return
     }
     found = filled
@@ -72,8 +72,10 @@ async function findEntry (cache, base, req, env) {
  * Answer from a stored entry, with its age and what the cache did (RFC 9211).
  * @param {string} how 'hit', or 'fwd=stale' for a stale one standing in for a failed upstream
  */
-function serveEntry (req, res, ctx, cache, found, how, now) {
+function serveEntry (req, res, ctx, env, found, how, now) {
+  const { cache } = env
   const { meta, body } = found.entry
+  env.countCache(how === 'hit' ? 'hit' : 'stale')
   res.statusCode = meta.status
   for (const name of Object.keys(meta.headers)) res.setHeader(name, meta.headers[name])
   res.setHeader('Age', String(Math.max(0, Math.floor((now - meta.storedAt) / 1000))))
@@ -97,6 +99,7 @@ class CachingExchange extends ProxyExchange {
   onResponseStart (controller, statusCode, headers) {
     if (statusCode >= 200 && !this.done && this.state.filling) this.startCapture(statusCode, headers)
     super.onResponseStart(controller, statusCode, headers)
+    if (statusCode >= 200 && !this.done) this.env.countCache(this.capture === null ? 'miss' : 'stored')
     if (statusCode >= 200 && !this.done) this.res.setHeader('Cache-Status', 'svr; fwd=' + (this.state.stale === null ? 'miss' : 'stale') + (this.capture === null ? '' : '; stored'))
   }
 
@@ -160,7 +163,7 @@ class CachingExchange extends ProxyExchange {
     if (stale !== null && entryState(stale.entry.meta, Date.now()) !== 'expired') {
       this.done = true
       this.endFill()
-      serveEntry(this.req, this.res, this.ctx, this.env.cache, stale, 'fwd=stale', Date.now())
+      serveEntry(this.req, this.res, this.ctx, this.env, stale, 'fwd=stale', Date.now())
       return
     }
     this.endFill()

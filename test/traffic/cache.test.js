@@ -25,15 +25,16 @@ async function countingUpstream (t, answer) {
   return upstream
 }
 
-async function cachedProxy (t, upstream, cache = { validity: { 200: 60 } }, config = {}) {
-  const site = await makeSite(t, { workers: 2, stateDirectory: 'state', ...config, proxy: [{ path: '/', upstreams: [upstream.origin], cache }] })
+async function cachedProxy (t, upstream, cache = { validity: { 200: 60 } }, config = {}, path = '/') {
+  const site = await makeSite(t, { workers: 2, stateDirectory: 'state', ...config, proxy: [{ path, upstreams: [upstream.origin], cache }] })
   return startSvr(t, site.configFile)
 }
 
 describe('response cache', () => {
   it('fetches a cold key once for 500 concurrent requests over 2 workers, and serves it from either', async (t) => {
     const upstream = await countingUpstream(t, () => ({ delay: 300 }))
-    const svr = await cachedProxy(t, upstream)
+    // A route on /cold: one on / would shadow the metrics.
+    const svr = await cachedProxy(t, upstream, undefined, { metricsPath: '/metrics' }, '/cold')
     const agent = new http.Agent({ keepAlive: true, maxSockets: 50 })
     t.after(() => agent.destroy())
     const answers = await Promise.all(Array.from({ length: 500 }, () => request(svr.port, '/cold', { agent })))
@@ -47,6 +48,11 @@ describe('response cache', () => {
       assert.deepEqual([res.status, res.body, res.headers['cache-status']], [200, 'body of /cold', 'svr; hit'])
     }
     assert.deepEqual(upstream.seen, ['/cold'])
+    // Counted over both workers: one fetch stored, every other request a hit.
+    const metrics = (await request(svr.port, '/metrics')).body
+    const sum = (result) => [...metrics.matchAll(new RegExp('\\nsvr_cache_requests_total\\{result="' + result + '",worker="\\d+"\\} (\\d+)', 'g'))]
+      .reduce((total, match) => total + Number(match[1]), 0)
+    assert.deepEqual([sum('stored'), sum('hit'), sum('miss')], [1, 509, 0])
   })
 
   it('never stores what is private, sets a cookie, or answers credentials', async (t) => {

@@ -18,6 +18,7 @@ function recorder () {
     runModCommand: async (name, args) => { calls.push(['mod', name, args]); return ['worker 1: ran ' + name] },
     block: async (args) => { calls.push(['block', args]); return ['blocked: ' + args.join(' ')] },
     unblock: async (args) => { calls.push(['unblock', args]); return ['unblocked'] },
+    purge: (args) => { calls.push(['purge', args]); return args.map((target) => 'purged ' + target) },
     close: () => { calls.push(['close']); return 'closed' },
     open: async () => { calls.push(['open']); return 'open' },
     restart: () => { calls.push(['restart']); return 'restarting' },
@@ -54,7 +55,9 @@ describe('console commands', () => {
     assert.deepEqual(await type('', actions), [])
     assert.match((await type('kill', actions))[0], /unknown command: kill/)
     assert.match((await type('block', actions))[0], /usage: block/)
+    assert.deepEqual(await type('purge', actions), ['usage: purge <url|prefix*|all> [...]'])
     assert.deepEqual(calls, [])
+    assert.deepEqual(await type('purge http://a.example/x all', actions), ['purged http://a.example/x', 'purged all'])
   })
 
   it('should print the help and clear the screen', async () => {

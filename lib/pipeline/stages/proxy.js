@@ -4,6 +4,7 @@ const { compileRoutes, matchRoute } = require('../../proxy/routes')
 const { forward } = require('../../proxy/forward')
 const { forwardCached } = require('../../proxy/cached-forward')
 const { ResponseCache } = require('../../cache/worker-cache')
+const { countCacheResult } = require('../../metrics/cache')
 const { tunnel } = require('../../proxy/tunnel')
 const { watchHealth } = require('../../proxy/health-client')
 const { workerCount } = require('../../config/worker-count')
@@ -26,7 +27,8 @@ function createProxyStage (options, shared) {
   const workers = shared.runtime.slot === null ? 1 : workerCount(config)
   const routes = compileRoutes(config, upstreams, options.proxyCa, workers)
   watchHealth(shared.runtime, config, options.proxyCa)
-  const env = { respond: shared.respond, log: shared.log, upstreams, cache: responseCacheOf(shared.runtime, config), cacheSettings: config.responseCache }
+  const env = { respond: shared.respond, log: shared.log, upstreams, cache: responseCacheOf(shared.runtime, config), cacheSettings: config.responseCache,
+    countCache: (result) => countCacheResult(shared.runtime, result) }
   return function proxyRequest (req, res, ctx) {
     const route = matchRoute(routes, ctx)
     if (route === null) return false

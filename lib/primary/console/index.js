@@ -8,6 +8,7 @@ const HELP = [
   '  mods                   the mods and serverSideScript.js in use',
   '  block <ip|cidr> ...    refuse these clients (403) from now on',
   '  unblock <ip|cidr> ...  lift a console block',
+  '  purge <url|prefix*|all> remove cached answers of proxy routes',
   '  close                  stop accepting connections (requests in flight finish)',
   '  open                   accept connections again',
   '  restart                reload the configuration, mods and script, worker by worker',
@@ -25,7 +26,7 @@ const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H'
  * signals (SIGHUP, SIGTERM, SIGUSR1).
  * @param {{mods: () => string[], modCommands: () => Array<{name: string, mods: string[]}>,
  *   runModCommand: (name: string, args: string[]) => Promise<string[]>, block: (args: string[]) => Promise<string[]>,
- *   unblock: (args: string[]) => Promise<string[]>, close: () => string, open: () => Promise<string>|string,
+ *   unblock: (args: string[]) => Promise<string[]>, purge: (args: string[]) => string[], close: () => string, open: () => Promise<string>|string,
  *   restart: () => string, stop: () => void}} actions
  * @param {{input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream}} [streams]
  * @returns {readline.Interface|null} null when stdin is not a terminal
@@ -70,11 +71,8 @@ async function runCommand (line, actions, say) {
       return
     case 'block':
     case 'unblock':
-      if (args.length === 0) {
-        say('usage: ' + command + ' <ip|cidr> [...]')
-        return
-      }
-      for (const text of await actions[command](args)) say(text)
+    case 'purge':
+      await runListCommand(command, args, actions, say)
       return
     case 'close':
       say(actions.close())
@@ -98,6 +96,15 @@ async function runCommand (line, actions, say) {
       }
       say('unknown command: ' + command + ' (type "help")')
   }
+}
+
+// A command that takes one or more arguments, each answered with a line.
+async function runListCommand (command, args, actions, say) {
+  if (args.length === 0) {
+    say('usage: ' + command + (command === 'purge' ? ' <url|prefix*|all> [...]' : ' <ip|cidr> [...]'))
+    return
+  }
+  for (const text of await actions[command](args)) say(text)
 }
 
 // svr's own commands come first: a mod's command of the same name is not reachable, and not listed.
