@@ -287,6 +287,7 @@ module.exports = [
 ].concat(
   require('./mutations/proxy'),
   require('./mutations/traffic'),
+  require('./mutations/cache'),
   require('./mutations/acme'),
   require('./mutations/supervisor'),
   require('./mutations/http2-logging'),
