@@ -52,6 +52,9 @@ class ResponseCache {
     }
     const key = base + variantKey(vary, headers)
     let entry = this.memory === null ? undefined : this.memory.get(key)
+    // A copy in memory is used while fresh; past that, another worker may
+    // have stored a newer one, which only the disk has.
+    if (entry !== undefined && entry.meta.freshUntil <= Date.now()) entry = undefined
     if (entry === undefined) {
       entry = await this.disk.get(key)
       if (entry !== null && this.memory !== null && entry.body.length <= MEMORY_ENTRY_MAX) this.memory.set(key, entry)
