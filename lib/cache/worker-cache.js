@@ -44,12 +44,25 @@ class ResponseCache {
    * @returns {Promise<{key: string, entry: {meta: object, body: Buffer}|null}>} the entry's key, and the entry when stored
    */
   async find (base, headers) {
-    let vary = this.varies.get(base)
-    if (vary === undefined) {
-      const record = await this.disk.get(base + '\nvary')
-      vary = record === null ? [] : record.meta.vary
-      if (record !== null) this.varies.set(base, vary)
-    }
+    const known = this.varies.get(base)
+    const found = await this.findVariant(base, headers, known === undefined ? await this.readVary(base) : known)
+    // A variant not found under what this worker knew of the answer's Vary:
+    // another worker may have stored an answer that varies otherwise.
+    if (found.entry !== null || known === undefined) return found
+    const vary = await this.readVary(base)
+    return sameFields(vary, known) ? found : this.findVariant(base, headers, vary)
+  }
+
+  // The fields the base key's answers vary on, from disk, remembered (an
+  // answer without Vary has no record: remembered as none).
+  async readVary (base) {
+    const record = await this.disk.get(base + '\nvary')
+    const vary = record === null ? [] : record.meta.vary
+    this.varies.set(base, vary)
+    return vary
+  }
+
+  async findVariant (base, headers, vary) {
     const key = base + variantKey(vary, headers)
     let entry = this.memory === null ? undefined : this.memory.get(key)
     // A copy in memory is used while fresh; past that, another worker may
@@ -133,6 +146,10 @@ class ResponseCache {
   stop () {
     clearInterval(this.timer)
   }
+}
+
+function sameFields (a, b) {
+  return a.length === b.length && a.every((name, i) => name === b[i])
 }
 
 module.exports = { ResponseCache }
