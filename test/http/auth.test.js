@@ -179,14 +179,18 @@ describe('failed-login throttle across workers', () => {
   })
 
   it('should refuse the right password too once a parallel burst has reached the limit', async () => {
-    // The 15th of 20 parallel attempts carries carol's password: the five
-    // before it that reach the throttle first use up her limit, so it gets
-    // 429 like the other late ones, however fast the wrong ones fail.
+    // The 15th of 20 parallel attempts carries carol's password. Which five
+    // reach the throttle first depends on how the connections are scheduled:
+    // whatever the order, five are judged and fifteen refused, and once the
+    // limit is reached her password is refused like any guess.
     const burst = await Promise.all(Array.from({ length: 20 }, (_, i) =>
       from('203.0.113.99', basic('carol', i === 14 ? 'cärol pw' : 'guess' + i))))
-    assert.equal(burst[14].status, 429)
-    const statuses = burst.map((res) => res.status).sort()
-    assert.deepEqual(statuses, [...Array(5).fill(401), ...Array(15).fill(429)])
+    const statuses = burst.map((res) => res.status)
+    assert.equal(statuses.filter((status) => status === 429).length, 15)
+    const judged = statuses.filter((status) => status !== 429).sort()
+    const expected = burst[14].status === 200 ? [200, 401, 401, 401, 401] : [401, 401, 401, 401, 401]
+    assert.deepEqual(judged, expected)
+    assert.equal((await from('203.0.113.99', basic('carol', 'cärol pw'))).status, 429)
   })
 
   it('should let the parallel requests of a browser with the right password through', async () => {
