@@ -179,17 +179,12 @@ describe('failed-login throttle across workers', () => {
   })
 
   it('should refuse the right password too once a parallel burst has reached the limit', async () => {
-    // The 15th of 20 parallel attempts carries carol's password. Which five
-    // reach the throttle first depends on how the connections are scheduled:
-    // whatever the order, five are judged and fifteen refused, and once the
-    // limit is reached her password is refused like any guess.
-    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      from('203.0.113.99', basic('carol', i === 14 ? 'cärol pw' : 'guess' + i))))
-    const statuses = burst.map((res) => res.status)
-    assert.equal(statuses.filter((status) => status === 429).length, 15)
-    const judged = statuses.filter((status) => status !== 429).sort()
-    const expected = burst[14].status === 200 ? [200, 401, 401, 401, 401] : [401, 401, 401, 401, 401]
-    assert.deepEqual(judged, expected)
+    // A burst of guesses in parallel: five are judged, the rest refused,
+    // whatever order the connections reach the throttle in; after it, the
+    // right password is refused like any guess. (Sent inside the burst, it
+    // may be among the five judged first, as the connections are scheduled.)
+    const burst = await Promise.all(Array.from({ length: 19 }, (_, i) => from('203.0.113.99', basic('carol', 'guess' + i))))
+    assert.deepEqual(burst.map((res) => res.status).sort(), [...Array(5).fill(401), ...Array(14).fill(429)])
     assert.equal((await from('203.0.113.99', basic('carol', 'cärol pw'))).status, 429)
   })
 
