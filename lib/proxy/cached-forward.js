@@ -99,8 +99,9 @@ class CachingExchange extends ProxyExchange {
   onResponseStart (controller, statusCode, headers) {
     if (statusCode >= 200 && !this.done && this.state.filling) this.startCapture(statusCode, headers)
     super.onResponseStart(controller, statusCode, headers)
-    if (statusCode >= 200 && !this.done) this.env.countCache(this.capture === null ? 'miss' : 'stored')
-    if (statusCode >= 200 && !this.done) this.res.setHeader('Cache-Status', 'svr; fwd=' + (this.state.stale === null ? 'miss' : 'stale') + (this.capture === null ? '' : '; stored'))
+    if (statusCode < 200 || this.done) return
+    this.env.countCache(this.capture === null ? 'miss' : 'stored')
+    this.res.setHeader('Cache-Status', 'svr; fwd=' + (this.state.stale === null ? 'miss' : 'stale') + (this.capture === null ? '' : '; stored'))
   }
 
   startCapture (status, headers) {
