@@ -3,7 +3,8 @@
 // The reporter of `npm test`: Node's own output (spec on a terminal, TAP
 // otherwise, as `node --test` chooses in Node 20) followed by one line that
 // says what was skipped and why, so that a partial run (a tool missing,
-// not root) cannot pass for a full one.
+// not root) cannot pass for a full one, and by one line per failed test, so
+// that the end of a long log (all a CI page may show) names what failed.
 
 const { Readable } = require('node:stream')
 const { spec: Spec, tap } = require('node:test/reporters')
@@ -14,8 +15,10 @@ const { spec: Spec, tap } = require('node:test/reporters')
  */
 module.exports = async function * reporter (source) {
   const skipped = new Map()
+  const failures = new FailureList()
   async function * recorded () {
     for await (const event of source) {
+      failures.observe(event)
       if (event.type === 'test:pass' && event.data.skip !== undefined && event.data.skip !== false) {
         const reason = event.data.skip === true ? 'no reason given' : event.data.skip
         const counts = skipped.get(reason) || { test: 0, suite: 0 }
@@ -28,7 +31,56 @@ module.exports = async function * reporter (source) {
   const terminal = Boolean(process.stdout.isTTY)
   const output = terminal ? Readable.from(recorded()).pipe(new Spec()) : tap(recorded())
   for await (const chunk of output) yield chunk
-  yield (terminal ? 'ℹ ' : '# ') + skipSummary(skipped) + '\n'
+  const mark = terminal ? 'ℹ ' : '# '
+  yield mark + skipSummary(skipped) + '\n'
+  for (const line of failures.lines()) yield mark + line + '\n'
+}
+
+/**
+ * The failed tests of a run, each named by its file and the names of the
+ * suites that hold it. Test files run in parallel, so the suites being run
+ * are followed per file.
+ */
+class FailureList {
+  constructor () {
+    this.open = new Map() // file -> names of the tests started, by nesting
+    this.failed = []
+  }
+
+  observe ({ type, data }) {
+    if (type === 'test:start') {
+      const names = this.open.get(data.file) || []
+      names.length = data.nesting
+      names.push(data.name)
+      this.open.set(data.file, names)
+    } else if (type === 'test:fail' && data.details.type !== 'suite') {
+      const names = (this.open.get(data.file) || []).slice(0, data.nesting)
+      names.push(data.name)
+      this.failed.push({ file: data.file, names, error: data.details.error })
+    }
+  }
+
+  /** @returns {string[]} e.g. "failed: test/http/x.test.js › suite › test — message" */
+  lines () {
+    return this.failed.map(({ file, names, error }) => {
+      const where = file ? [relativeFile(file), ...names] : names
+      return `failed: ${where.join(' › ')} — ${errorText(error)}`
+    })
+  }
+}
+
+function relativeFile (file) {
+  const cwd = process.cwd() + '/'
+  return file.startsWith(cwd) ? file.slice(cwd.length) : file
+}
+
+/** What a failed test threw (its cause when Node wrapped it) on one line of at most 200 characters. */
+function errorText (error) {
+  if (!error) return 'no error given'
+  const cause = error.code === 'ERR_TEST_FAILURE' && error.cause ? error.cause : error
+  const message = cause instanceof Error ? cause.message : String(cause)
+  const text = message.split('\n').map((line) => line.trim()).filter(Boolean).join(' ') || cause.code || 'no message'
+  return text.length > 200 ? text.slice(0, 199) + '…' : text
 }
 
 /**
@@ -57,3 +109,4 @@ function countText ({ test, suite }) {
 }
 
 module.exports.skipSummary = skipSummary
+module.exports.FailureList = FailureList

@@ -13,7 +13,7 @@ const fs = require('node:fs')
 const fsp = require('node:fs/promises')
 const path = require('node:path')
 const { TOOLS, GO_TOOLS, portRange } = require('../helpers/tools')
-const { skipSummary } = require('../reporter')
+const { skipSummary, FailureList } = require('../reporter')
 
 const ROOT = path.join(__dirname, '..', '..')
 const TOOLS_MODULE = path.join(__dirname, '..', 'helpers', 'tools.js')
@@ -127,5 +127,25 @@ describe('system tools of the tests', () => {
       '1 suite: needs chromium, not on PATH (apt-get install -y chromium); ' +
       '3 tests: needs nginx, not on PATH (apt-get install -y nginx); ' +
       '1 test: needs root (sudo npm test)')
+  })
+
+  it('names each failed test by its file and suites, with what it threw on one line', () => {
+    const cwd = process.cwd()
+    const failures = new FailureList()
+    const events = [
+      { type: 'test:start', data: { file: cwd + '/test/a.test.js', nesting: 0, name: 'suite A' } },
+      { type: 'test:start', data: { file: cwd + '/test/b.test.js', nesting: 0, name: 'suite B' } },
+      { type: 'test:start', data: { file: cwd + '/test/a.test.js', nesting: 1, name: 'first' } },
+      { type: 'test:start', data: { file: cwd + '/test/a.test.js', nesting: 1, name: 'second' } },
+      { type: 'test:start', data: { file: cwd + '/test/b.test.js', nesting: 1, name: 'third' } },
+      { type: 'test:fail', data: { file: cwd + '/test/a.test.js', nesting: 1, name: 'second', details: { type: 'test', error: Object.assign(new Error('wrapped'), { code: 'ERR_TEST_FAILURE', cause: new Error('Expected values to be strictly equal:\n\n1 !== 2\n') }) } } },
+      { type: 'test:fail', data: { file: cwd + '/test/a.test.js', nesting: 0, name: 'suite A', details: { type: 'suite', error: new Error('1 subtest failed') } } },
+      { type: 'test:fail', data: { file: cwd + '/test/b.test.js', nesting: 1, name: 'third', details: { type: 'test', error: new Error('x'.repeat(300)) } } }
+    ]
+    for (const event of events) failures.observe(event)
+    assert.deepEqual(failures.lines(), [
+      'failed: test/a.test.js › suite A › second — Expected values to be strictly equal: 1 !== 2',
+      'failed: test/b.test.js › suite B › third — ' + 'x'.repeat(199) + '…'
+    ])
   })
 })
