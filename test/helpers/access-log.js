@@ -1,6 +1,7 @@
 'use strict'
 
 const fs = require('node:fs/promises')
+const { waitUntil } = require('./wait')
 
 const QUOTED = '"((?:[^"\\\\]|\\\\.)*)"'
 // host ident user [time] "request" status bytes "referer" "user-agent" "request-id" [aborted]
@@ -99,22 +100,6 @@ async function holdsOpen (pids, file) {
     }
   }
   return false
-}
-
-/**
- * Poll until `check` resolves to something truthy.
- * @param {() => Promise<any>} check
- * @param {string} message the error when time runs out
- * @param {number} [timeout]
- */
-async function waitUntil (check, message, timeout = 10000) {
-  const deadline = Date.now() + timeout
-  for (;;) {
-    const result = await check()
-    if (result) return result
-    if (Date.now() > deadline) throw new Error(message)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 module.exports = { parseCombined, unescapeLogValue, waitForLines, readLines, holdsOpen, waitUntil, COMBINED }

@@ -105,6 +105,18 @@ function runSvr (args, opts = {}) {
 }
 
 /**
+ * The last lines svr printed, to follow a failed test's report.
+ * @param {string} test
+ * @param {string} output
+ * @returns {string}
+ */
+function outputTail (test, output) {
+  const lines = output.trimEnd().split('\n')
+  const shown = lines.slice(-40).map((line) => '  | ' + line).join('\n')
+  return `svr's output in the failed test "${test}" (last ${Math.min(lines.length, 40)} of ${lines.length} lines):\n${shown}\n`
+}
+
+/**
  * Start svr.js as a server in its own process group and wait until it
  * prints its address. The whole group is killed after the test.
  * @param {object} t node:test context
@@ -121,7 +133,11 @@ async function startSvr (t, configFile, opts = {}) {
     detached: true
   })
   const server = new SvrProcess(child)
-  t.after(() => server.kill())
+  t.after(() => {
+    // What svr logged explains most failures seen only under load.
+    if (!t.passed) process.stderr.write(outputTail(t.name, server.output))
+    return server.kill()
+  })
   const match = await server.waitFor(LISTENING, opts.timeout || 15000)
   if (match[4] !== undefined) {
     server.socketPath = match[4]

@@ -7,6 +7,7 @@ const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { clientLoop } = require('../helpers/client-loop')
 const { startUpstream, echo } = require('../helpers/upstream')
+const { waitUntil } = require('../helpers/wait')
 
 const CHECK = { path: '/health', interval: 200, timeout: 500, rise: 2, fall: 2 }
 
@@ -62,6 +63,9 @@ describe('proxy health', () => {
     assert.match(metrics, new RegExp('\nsvr_proxy_upstream_healthy\\{upstream="' + b.origin + '",worker="1"\\} 1\n'))
     await a.start()
     await svr.waitFor(/proxy upstream http:\/\/127\.0\.0\.1:\d+ is healthy again \(2 checks of \/health passed\)/)
+    // The primary logs its verdict as it sends it; the worker has it a moment later.
+    const healthyA = new RegExp('\nsvr_proxy_upstream_healthy\\{upstream="' + a.origin + '",worker="1"\\} 1\n')
+    await waitUntil(async () => healthyA.test((await request(svr.port, '/metrics')).body), 'the worker has a back in rotation')
     // The passive exclusion (600 s) ended with the active verdict.
     assert.deepEqual((await names(svr.port, 4)).sort(), ['a', 'a', 'b', 'b'])
   })
