@@ -72,6 +72,8 @@ function compileCacheSettings (rule) {
  */
 function decideStore (req, res, settings, now) {
   if (req.method !== 'GET') return refuse('method ' + req.method)
+  // A part of the answer is not the answer.
+  if (res.status === 206) return refuse('partial content')
   if (res.headers['set-cookie'] !== undefined) return refuse('sets a cookie')
   const cc = responseDirectives(res.headers['cache-control'])
   const publicAnswer = cc.has('public') || cc.has('s-maxage')
@@ -83,27 +85,67 @@ function decideStore (req, res, settings, now) {
   if (vary.includes('*')) return refuse('not storable (Vary: *)')
   const policy = new CachePolicy(req, res, POLICY_OPTIONS)
   if (!policy.storable()) return refuse('not storable (' + describeRefusal(cc, res) + ')')
+  const meta = metaOf(policy, res.status, res.headers, vary, settings, now)
+  // An answer that is never fresh and has no validator is of no use to keep.
+  if (meta.freshUntil === now && res.headers.etag === undefined && res.headers['last-modified'] === undefined) return refuse('no lifetime')
+  return { meta, reason: null }
+}
+
+/**
+ * @param {CachePolicy} policy
+ * @param {number} status
+ * @param {object} headers the answer's fields to store
+ * @param {string[]} vary
+ * @param {CacheSettings} settings
+ * @param {number} now ms
+ * @returns {EntryMeta}
+ */
+function metaOf (policy, status, headers, vary, settings, now) {
+  const cc = responseDirectives(headers['cache-control'])
   // maxAge() less age() in whole seconds, as Age counts them: timeToLive()
   // would add the stale windows.
   let fresh = Math.max(0, (policy.maxAge() - Math.floor(policy.age())) * 1000)
   // no-cache: kept, but revalidated before every use.
-  if (fresh === 0 && !hasExplicitFreshness(cc, res.headers) && !cc.has('no-cache')) fresh = validityOf(settings, res.status)
-  // An answer that is never fresh and has no validator is of no use to keep.
-  if (fresh === 0 && res.headers.etag === undefined && res.headers['last-modified'] === undefined) return refuse('no lifetime')
+  if (fresh === 0 && !hasExplicitFreshness(cc, headers) && !cc.has('no-cache')) fresh = validityOf(settings, status)
   const freshUntil = now + fresh
+  // An answer that says it must be revalidated once stale is never served
+  // stale, whatever the configuration allows (RFC 9111 4.2.4).
+  const staleAllowed = !(cc.has('no-cache') || cc.has('must-revalidate') || cc.has('proxy-revalidate') || cc.has('s-maxage'))
   return {
-    meta: {
-      status: res.status,
-      headers: res.headers,
-      vary,
-      storedAt: now,
-      freshUntil,
-      staleWhileRevalidateUntil: freshUntil + Math.max(directiveMs(cc, 'stale-while-revalidate'), settings.staleWhileRevalidate),
-      staleIfErrorUntil: freshUntil + Math.max(directiveMs(cc, 'stale-if-error'), settings.staleIfError),
-      policy: policy.toObject()
-    },
-    reason: null
+    status,
+    headers,
+    vary,
+    storedAt: now,
+    freshUntil,
+    staleWhileRevalidateUntil: staleAllowed ? freshUntil + Math.max(directiveMs(cc, 'stale-while-revalidate'), settings.staleWhileRevalidate) : freshUntil,
+    staleIfErrorUntil: staleAllowed ? freshUntil + Math.max(directiveMs(cc, 'stale-if-error'), settings.staleIfError) : freshUntil,
+    policy: policy.toObject()
   }
+}
+
+// Fields of a 304 that never replace the stored answer's (RFC 9111 3.2):
+// they describe the 304's own (absent) content.
+const NOT_UPDATED = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'content-range'])
+
+/**
+ * A stored answer that the upstream said is still current (a 304 to the
+ * cache's conditional request): its fields updated from the 304's, its
+ * lifetime counted again from now.
+ * @param {EntryMeta} meta the stored answer's
+ * @param {{method: string, url: string, headers: object}} req the revalidating request
+ * @param {object} headers the 304's fields, hop-by-hop ones already gone
+ * @param {CacheSettings} settings
+ * @param {number} now ms
+ * @returns {EntryMeta|null} null when the 304 names another answer than the stored one
+ */
+function revalidatedMeta (meta, req, headers, settings, now) {
+  const { policy, matches } = CachePolicy.fromObject(meta.policy).revalidatedPolicy(req, { status: 304, headers })
+  if (!matches) return null
+  const updated = { ...meta.headers }
+  for (const name of Object.keys(headers)) {
+    if (!NOT_UPDATED.has(name) && name !== 'via') updated[name] = headers[name]
+  }
+  return metaOf(policy, meta.status, updated, meta.vary, settings, now)
 }
 
 function refuse (reason) {
@@ -191,15 +233,30 @@ function entryState (meta, now) {
   return 'expired'
 }
 
+// The client's preconditions, which the cache answers itself from what it
+// stores (lib/cache/answer.js): a fill carries the cache's own, or none.
+const PRECONDITIONS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'if-range']
+
 /**
- * The fields of a conditional request that revalidates a stale entry
- * upstream (If-None-Match, If-Modified-Since from its validators).
- * @param {EntryMeta} meta
- * @param {{url: string, method: string, headers: object}} req the request that found it stale
- * @returns {object}
+ * Make the headers of a request forwarded upstream those of a fill: the
+ * whole answer is asked for, conditional on the previous entry's
+ * validators only (If-None-Match from its ETag, else If-Modified-Since
+ * from its Last-Modified), so that a 304 means the stored body is current.
+ * @param {object} headers the forwarded request's, changed in place
+ * @param {EntryMeta|null} previous the entry found, of any age
+ * @param {{url: string, headers: object}} req the client's request (the
+ *   entry was stored for its URL and Host, which the forwarded one may lack)
+ * @returns {object} headers
  */
-function revalidationHeaders (meta, req) {
-  return CachePolicy.fromObject(meta.policy).revalidationHeaders(req)
+function asFillRequest (headers, previous, req) {
+  for (const name of PRECONDITIONS) delete headers[name]
+  if (previous === null) return headers
+  const own = { ...req.headers }
+  for (const name of PRECONDITIONS) delete own[name]
+  const validators = CachePolicy.fromObject(previous.policy).revalidationHeaders({ method: 'GET', url: req.url, headers: own })
+  if (validators['if-none-match'] !== undefined) headers['if-none-match'] = validators['if-none-match']
+  if (validators['if-modified-since'] !== undefined) headers['if-modified-since'] = validators['if-modified-since']
+  return headers
 }
 
-module.exports = { compileCacheSettings, decideStore, variantKey, entryState, revalidationHeaders, varyFields }
+module.exports = { compileCacheSettings, decideStore, revalidatedMeta, asFillRequest, variantKey, entryState, varyFields }

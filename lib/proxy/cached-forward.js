@@ -2,16 +2,23 @@
 
 const { ProxyExchange, startExchange, forward } = require('./forward')
 const { responseHeaders } = require('./headers')
-const { decideStore, entryState } = require('../cache/policy')
+const { decideStore, entryState, asFillRequest, revalidatedMeta } = require('../cache/policy')
+const { answerFromEntry } = require('../cache/answer')
 const { refreshInBackground } = require('./background-refresh')
+
+// Answers a stale entry may replace within its stale-if-error window (RFC 5861 4).
+const ERROR_STATUSES = new Set([500, 502, 503, 504])
 
 /**
  * Forward a request of a route with `cache` through the response cache:
- * a fresh entry is the answer; a missing or stale one is fetched by one
- * request for the whole server (the primary says which), the others
- * waiting for it; what the upstream answers is stored when RFC 9111 and
- * svr's rules allow (lib/cache/policy.js); a stale entry within its
- * stale-if-error window answers when the upstream fails.
+ * a fresh entry is the answer (lib/cache/answer.js: 304, ranges, HEAD); a
+ * missing or stale one is fetched by one request for the whole server (the
+ * primary says which), the others waiting for it; a stored one with a
+ * validator is revalidated upstream (a 304 keeps its body); what the
+ * upstream answers is stored when RFC 9111 and svr's rules allow
+ * (lib/cache/policy.js); a stale entry within its stale-if-error window
+ * answers when the upstream fails. A HEAD or a range that finds no fresh
+ * entry goes upstream as it is and fills nothing.
  * @param {import('node:http').IncomingMessage} req
  * @param {import('node:http').ServerResponse} res
  * @param {object} ctx
@@ -28,17 +35,18 @@ async function forwardCached (req, res, ctx, route, env) {
   const now = Date.now()
   const state = found.entry === null ? 'missing' : entryState(found.entry.meta, now)
   if (state === 'fresh') {
-    serveEntry(req, res, ctx, env, found, 'hit', now)
+    serveEntry(ctx, env, found.key, found.entry, 'hit', 'hit')
     return
   }
   // Stale, but within stale-while-revalidate: answered at once, and one
   // request for the whole server fetches it again behind it.
   if (state === 'stale-while-revalidate') {
-    serveEntry(req, res, ctx, env, found, 'hit; detail=stale', now)
-    if (await cache.tryFill(found.key)) refreshInBackground(req, ctx, route, env, { base, key: found.key })
+    serveEntry(ctx, env, found.key, found.entry, 'stale', 'hit; detail=stale')
+    if (await cache.tryFill(found.key)) refreshInBackground(req, ctx, route, env, { base, key: found.key, previous: found.entry })
     return
   }
-  if (req.method !== 'GET') {
+  if (req.method !== 'GET' || req.headers.range !== undefined) {
+    res.setHeader('Cache-Status', 'svr; fwd=request; detail=' + (req.method === 'GET' ? 'range' : 'head'))
     forward(req, res, ctx, route, env)
     return
   }
@@ -46,7 +54,7 @@ async function forwardCached (req, res, ctx, route, env) {
   if (verdict === 'filled') {
     const filled = await findEntry(cache, base, req, env)
     if (filled.entry !== null && entryState(filled.entry.meta, Date.now()) === 'fresh') {
-      serveEntry(req, res, ctx, env, filled, 'hit', Date.now())
+      serveEntry(ctx, env, filled.key, filled.entry, 'hit', 'hit')
       return
     }
     found = filled
@@ -55,8 +63,8 @@ async function forwardCached (req, res, ctx, route, env) {
     if (verdict === 'fill') cache.unfilled(found.key)
     return
   }
-  const stale = found.entry !== null && entryState(found.entry.meta, Date.now()) !== 'expired' ? found : null
-  startExchange(new CachingExchange(req, res, ctx, route, env, { base, key: found.key, filling: verdict === 'fill', stale }))
+  const stale = found.entry !== null && entryState(found.entry.meta, Date.now()) !== 'expired' ? found.entry : null
+  startExchange(new CachingExchange(req, res, ctx, route, env, { base, key: found.key, filling: verdict === 'fill', stale, previous: found.entry }))
 }
 
 async function findEntry (cache, base, req, env) {
@@ -69,19 +77,16 @@ async function findEntry (cache, base, req, env) {
 }
 
 /**
- * Answer from a stored entry, with its age and what the cache did (RFC 9211).
- * @param {string} how 'hit', or 'fwd=stale' for a stale one standing in for a failed upstream
+ * Answer from a stored entry, and count it.
+ * @param {string} key the entry's
+ * @param {{meta: object, body: Buffer}} entry
+ * @param {'hit'|'stale'|'revalidated'} result for the metrics
+ * @param {string} how the Cache-Status parameters
  */
-function serveEntry (req, res, ctx, env, found, how, now) {
-  const { cache } = env
-  const { meta, body } = found.entry
-  env.countCache(how === 'hit' ? 'hit' : 'stale')
-  res.statusCode = meta.status
-  for (const name of Object.keys(meta.headers)) res.setHeader(name, meta.headers[name])
-  res.setHeader('Age', String(Math.max(0, Math.floor((now - meta.storedAt) / 1000))))
-  res.setHeader('Cache-Status', 'svr; ' + how)
-  cache.hit(found.key)
-  res.end(req.method === 'HEAD' ? undefined : body)
+function serveEntry (ctx, env, key, entry, result, how) {
+  env.countCache(result)
+  env.cache.hit(key)
+  answerFromEntry(ctx, entry, how, Date.now(), env.respond)
 }
 
 /**
@@ -90,18 +95,44 @@ function serveEntry (req, res, ctx, env, found, how, now) {
  * whole; a failure is answered from a stale entry when there is one.
  */
 class CachingExchange extends ProxyExchange {
+  /**
+   * @param {{base: string, key: string, filling: boolean, stale: object|null, previous: object|null}} state
+   *   `filling`: this request fetches the entry for the whole server;
+   *   `previous`: the entry found (any age), revalidated by a fill when it
+   *   has a validator; `stale`: the entry when it may stand in for a failure
+   */
   constructor (req, res, ctx, route, env, state) {
     super(req, res, ctx, route, env, false, true)
     this.state = state
     this.capture = null
+    // The 304's fields, when the upstream said the previous entry is current.
+    this.notModified = null
+    // The stale entry that answers instead of the upstream's 5xx, and that status.
+    this.standIn = null
+  }
+
+  requestOptions (headers, upstream) {
+    const options = super.requestOptions(headers, upstream)
+    const { filling, previous } = this.state
+    if (filling) asFillRequest(options.headers, previous === null ? null : previous.meta, this.req)
+    return options
   }
 
   onResponseStart (controller, statusCode, headers) {
-    if (statusCode >= 200 && !this.done && this.state.filling) this.startCapture(statusCode, headers)
+    if (this.done) return
+    if (statusCode === 304 && this.state.filling && this.state.previous !== null) {
+      this.notModified = responseHeaders(headers, this.route)
+      return
+    }
+    if (ERROR_STATUSES.has(statusCode) && this.usableStale() !== null) {
+      this.standIn = { entry: this.usableStale(), status: statusCode }
+      return
+    }
+    if (statusCode >= 200 && this.state.filling) this.startCapture(statusCode, headers)
     super.onResponseStart(controller, statusCode, headers)
     if (statusCode < 200 || this.done) return
     this.env.countCache(this.capture === null ? 'miss' : 'stored')
-    this.res.setHeader('Cache-Status', 'svr; fwd=' + (this.state.stale === null ? 'miss' : 'stale') + (this.capture === null ? '' : '; stored'))
+    this.res.setHeader('Cache-Status', 'svr; fwd=' + (this.state.previous === null ? 'miss' : 'stale') + (this.capture === null ? '' : '; stored'))
   }
 
   startCapture (status, headers) {
@@ -128,17 +159,55 @@ class CachingExchange extends ProxyExchange {
         capture.chunks.push(Buffer.from(chunk))
       }
     }
-    super.onResponseData(controller, chunk)
+    if (this.notModified === null && this.standIn === null) super.onResponseData(controller, chunk)
   }
 
   onResponseEnd (controller, trailers) {
+    if (this.notModified !== null && !this.done) return this.revalidated()
+    if (this.standIn !== null && !this.done) return this.answerStale()
     const { capture } = this
     const whole = !this.done
     super.onResponseEnd(controller, trailers)
     if (capture === null || !whole) return this.endFill()
     this.capture = null
+    this.storeEntry(capture.meta, Buffer.concat(capture.chunks, capture.size))
+  }
+
+  // The upstream said the previous entry is current: it is stored again
+  // with the 304's fields and a new lifetime, and answers the client.
+  revalidated () {
+    this.settle(null)
+    const { previous } = this.state
+    const revalidating = { method: 'GET', url: this.req.url, headers: this.req.headers }
+    const meta = revalidatedMeta(previous.meta, revalidating, this.notModified, this.route.cache, Date.now())
+    if (meta === null) {
+      // A 304 for another answer than the one stored (RFC 9111 4.3.4): the
+      // stored one is all there is to answer with, and it is not updated.
+      this.endFill()
+      serveEntry(this.ctx, this.env, this.state.key, previous, 'revalidated', 'fwd=stale; fwd-status=304; detail=mismatch')
+      return
+    }
+    this.storeEntry(meta, previous.body)
+    serveEntry(this.ctx, this.env, this.state.key, { meta, body: previous.body }, 'revalidated', 'fwd=stale; fwd-status=304; stored')
+  }
+
+  // The upstream answered with an error a stale entry may stand in for.
+  answerStale () {
+    this.settle(null)
+    this.endFill()
+    const { entry, status } = this.standIn
+    serveEntry(this.ctx, this.env, this.state.key, entry, 'stale', 'fwd=stale; fwd-status=' + status)
+  }
+
+  // The stale entry found, while it may stand in for a failure.
+  usableStale () {
+    const { stale } = this.state
+    return stale !== null && entryState(stale.meta, Date.now()) !== 'expired' ? stale : null
+  }
+
+  storeEntry (meta, body) {
     const { cache, log } = this.env
-    cache.store(this.state.base, this.req.headers, capture.meta, Buffer.concat(capture.chunks, capture.size)).then(
+    cache.store(this.state.base, this.req.headers, meta, body).then(
       () => { this.state.filling = false },
       (err) => {
         log.warn('response cache: cannot store an entry: ' + err.message)
@@ -148,6 +217,8 @@ class CachingExchange extends ProxyExchange {
 
   onResponseError (controller, err) {
     this.capture = null
+    this.notModified = null
+    this.standIn = null
     super.onResponseError(controller, err)
     if (this.done) this.endFill()
   }
@@ -160,11 +231,11 @@ class CachingExchange extends ProxyExchange {
 
   // No upstream answered: a stale entry stands in, when it may.
   fail () {
-    const { stale } = this.state
-    if (stale !== null && entryState(stale.entry.meta, Date.now()) !== 'expired') {
+    const stale = this.usableStale()
+    if (stale !== null) {
       this.done = true
       this.endFill()
-      serveEntry(this.req, this.res, this.ctx, this.env, stale, 'fwd=stale', Date.now())
+      serveEntry(this.ctx, this.env, this.state.key, stale, 'stale', 'fwd=stale')
       return
     }
     this.endFill()

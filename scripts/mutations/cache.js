@@ -5,6 +5,7 @@
 const CACHE = 'test/traffic/cache.test.js'
 const POLICY = 'test/unit/cache-policy.test.js'
 const BUDGET = 'test/unit/cache-budget.test.js'
+const VALIDATION = 'test/traffic/cache-validation.test.js'
 
 module.exports = [
   {
@@ -51,8 +52,8 @@ module.exports = [
     area: 'cache',
     file: 'lib/proxy/cached-forward.js',
     what: 'a failed upstream gets the error page though a stale entry may stand in',
-    find: "if (stale !== null && entryState(stale.entry.meta, Date.now()) !== 'expired') {",
-    replace: 'if (false) {',
+    find: "    const stale = this.usableStale()\n    if (stale !== null) {",
+    replace: '    const stale = null\n    if (stale !== null) {',
     tests: [CACHE]
   },
   {
@@ -62,5 +63,53 @@ module.exports = [
     find: '    for (const key of keys) this.entries.get(key)\n',
     replace: '',
     tests: [BUDGET]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/answer.js',
+    what: 'If-Range ignored: a range of a changed answer is sent as a part of the stored one',
+    find: '  if (ifRange === undefined) return true\n',
+    replace: '  return true\n',
+    tests: [VALIDATION]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/answer.js',
+    what: 'Content-Range counts the end one past the last byte sent',
+    find: "'bytes ' + range.start + '-' + range.end + '/'",
+    replace: "'bytes ' + range.start + '-' + (range.end + 1) + '/'",
+    tests: [VALIDATION]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/policy.js',
+    what: 'a fill asks without the stored validators: no 304 revalidation',
+    find: "  if (validators['if-none-match'] !== undefined) headers['if-none-match'] = validators['if-none-match']\n",
+    replace: '',
+    tests: [POLICY, VALIDATION]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/policy.js',
+    what: 'must-revalidate answers served stale',
+    find: "cc.has('no-cache') || cc.has('must-revalidate') ||",
+    replace: "cc.has('no-cache') ||",
+    tests: [POLICY, VALIDATION]
+  },
+  {
+    area: 'cache',
+    file: 'lib/proxy/cached-forward.js',
+    what: 'an upstream 5xx relayed while a stale entry could stand in',
+    find: '    if (ERROR_STATUSES.has(statusCode) && this.usableStale() !== null) {',
+    replace: '    if (false) {',
+    tests: [VALIDATION]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/policy.js',
+    what: 'a 206 stored as the whole answer',
+    find: "  if (res.status === 206) return refuse('partial content')\n",
+    replace: '',
+    tests: [POLICY]
   }
 ]

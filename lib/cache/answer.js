@@ -1,0 +1,100 @@
+'use strict'
+
+const parseRange = require('range-parser')
+const { checkPreconditions } = require('../static/conditional')
+
+// What a 304 repeats of the answer it stands for (RFC 9110 15.4.5): the
+// fields a cache or browser updates its own copy with.
+const NOT_MODIFIED_FIELDS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'last-modified', 'vary']
+const RANGE_OPTIONS = Object.freeze({ combine: true })
+
+/**
+ * Answer a request from a stored entry, as a server with the whole answer
+ * at hand would: its own preconditions (304, 412), one byte range (206, or
+ * 416 past the end; several ranges get the whole body), HEAD without the
+ * body. `Age` says how old the entry is and `Cache-Status` (RFC 9211) what
+ * the cache did.
+ * @param {import('../pipeline/request/context').RequestContext} ctx
+ * @param {{meta: import('./policy').EntryMeta, body: Buffer}} entry
+ * @param {string} cacheStatus the Cache-Status parameters, e.g. "hit"
+ * @param {number} now ms
+ * @param {{sendError: Function}} respond
+ */
+function answerFromEntry (ctx, entry, cacheStatus, now, respond) {
+  const { req, res } = ctx
+  const { meta, body } = entry
+  const complete = meta.status === 200
+  const verdict = complete ? checkPreconditions(req.headers, validatorOf(meta.headers.etag), lastModifiedOf(meta.headers)) : 0
+  if (verdict === 412) {
+    respond.sendError(ctx, 412)
+    return
+  }
+  const range = complete && verdict === 0 && req.method === 'GET' ? rangeOf(req.headers, meta.headers, body.length) : null
+  if (range === -1) {
+    respond.sendError(ctx, 416, { headers: { 'Content-Range': 'bytes */' + body.length } })
+    return
+  }
+  res.setHeader('Age', String(Math.max(0, Math.floor((now - meta.storedAt) / 1000))))
+  res.setHeader('Cache-Status', 'svr; ' + cacheStatus)
+  if (verdict === 304) {
+    res.statusCode = 304
+    for (const name of NOT_MODIFIED_FIELDS) {
+      if (meta.headers[name] !== undefined) res.setHeader(name, meta.headers[name])
+    }
+    res.end()
+    return
+  }
+  for (const name of Object.keys(meta.headers)) res.setHeader(name, meta.headers[name])
+  // Whatever the upstream said: the whole body is here to take ranges from.
+  if (complete) res.setHeader('Accept-Ranges', 'bytes')
+  let sent = body
+  if (range === null) {
+    res.statusCode = meta.status
+  } else {
+    res.statusCode = 206
+    res.setHeader('Content-Range', 'bytes ' + range.start + '-' + range.end + '/' + body.length)
+    sent = body.subarray(range.start, range.end + 1)
+  }
+  if (meta.status !== 204) res.setHeader('Content-Length', String(sent.length))
+  res.end(req.method === 'HEAD' ? undefined : sent)
+}
+
+/**
+ * The one range a GET asks for, when the answer may be a part of the body.
+ * @param {object} headers the request's
+ * @param {object} stored the entry's fields
+ * @param {number} size
+ * @returns {{start: number, end: number}|null|-1} null: the whole body; -1: nothing of it (416)
+ */
+function rangeOf (headers, stored, size) {
+  const asked = headers.range
+  if (typeof asked !== 'string' || !ifRangeHolds(headers['if-range'], stored)) return null
+  const ranges = parseRange(size, asked, RANGE_OPTIONS)
+  if (ranges === -1) return -1
+  // A malformed field, another unit, or several ranges (no multipart
+  // bodies here): the whole answer, which RFC 9110 14.2 allows.
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return null
+  return ranges[0]
+}
+
+// If-Range (RFC 9110 13.1.5): the range is for the stored answer only when
+// the client names it by its strong tag, or by its exact Last-Modified.
+function ifRangeHolds (ifRange, stored) {
+  if (ifRange === undefined) return true
+  const value = ifRange.trim()
+  if (value.startsWith('"') || value.startsWith('W/')) return !value.startsWith('W/') && stored.etag === value
+  return stored['last-modified'] !== undefined && Date.parse(value) === Date.parse(stored['last-modified'])
+}
+
+function validatorOf (etag) {
+  return typeof etag === 'string' ? etag : null
+}
+
+// NaN when absent or unreadable: checkPreconditions' date comparisons
+// are then all false.
+function lastModifiedOf (headers) {
+  const value = headers['last-modified']
+  return typeof value === 'string' ? Date.parse(value) : NaN
+}
+
+module.exports = { answerFromEntry }
