@@ -97,4 +97,20 @@ function lastModifiedOf (headers) {
   return typeof value === 'string' ? Date.parse(value) : NaN
 }
 
-module.exports = { answerFromEntry }
+/**
+ * Answer from a stored entry, counted in the metrics and as a use of the
+ * entry (for the byte budget's LRU).
+ * @param {object} ctx the request's context
+ * @param {{cache: object, respond: object, countCache: Function}} env a caching stage's
+ * @param {string} key the entry's
+ * @param {{meta: import('./policy').EntryMeta, body: Buffer}} entry
+ * @param {'hit'|'stale'|'revalidated'} result for the metrics
+ * @param {string} how the Cache-Status parameters
+ */
+function serveEntry (ctx, env, key, entry, result, how) {
+  env.countCache(result)
+  env.cache.hit(key)
+  answerFromEntry(ctx, entry, how, Date.now(), env.respond)
+}
+
+module.exports = { answerFromEntry, serveEntry }

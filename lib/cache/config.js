@@ -3,11 +3,13 @@
 const path = require('node:path')
 
 /**
- * @param {object} data the configuration as validated
- * @returns {boolean} whether a proxy route caches
+ * @param {object} data the configuration, as validated or as loaded
+ * @returns {boolean} whether anything is cached: a proxy route with
+ *   `cache`, or a `cache` rule for the application's answers
  */
 function caches (data) {
-  return Array.isArray(data.proxy) && data.proxy.some((route) => route !== null && typeof route === 'object' && route.cache != null)
+  return (Array.isArray(data.cache) && data.cache.length !== 0) ||
+    (Array.isArray(data.proxy) && data.proxy.some((route) => route !== null && typeof route === 'object' && route.cache != null))
 }
 
 // The response cache's keys to the configuration loader (lib/config/load.js).
@@ -16,7 +18,7 @@ const cacheConfig = {
     if (!caches(data)) return []
     const directory = data.responseCache && data.responseCache.directory
     if (directory == null && data.stateDirectory == null) {
-      return ['/responseCache/directory: a proxy route has "cache", whose answers are kept on disk: set it, or "stateDirectory"']
+      return ['/responseCache/directory: cached answers ("cache" rules, or a proxy route\'s "cache") are kept on disk: set it, or "stateDirectory"']
     }
     return []
   },
@@ -27,4 +29,4 @@ const cacheConfig = {
   }
 }
 
-module.exports = { cacheConfig }
+module.exports = { cacheConfig, caches }

@@ -3,6 +3,7 @@
 const { DiskStore } = require('./disk-store')
 const { FillLocks } = require('./fill-locks')
 const { CacheBudget } = require('./budget')
+const { caches } = require('./config')
 
 /**
  * The primary's part of the response cache, for every worker: one fill per
@@ -30,7 +31,7 @@ class CacheCoordinator {
    */
   configure (options) {
     const settings = options.config.responseCache
-    if (!options.config.proxy.some((route) => route.cache !== null)) return
+    if (!caches(options.config)) return
     const same = this.settings !== null && this.settings.directory === settings.directory && this.settings.maxSize === settings.maxSize
     this.locks.timeout = settings.lockTimeout
     if (same) return
@@ -53,7 +54,7 @@ class CacheCoordinator {
    * @returns {string} what was done, for the console
    */
   purge (target) {
-    if (this.budget === null) return 'purge: no proxy route caches'
+    if (this.budget === null) return 'purge: nothing is cached (no "cache" rule, no proxy route with "cache")'
     const match = purgeMatcher(target)
     if (match === null) return 'purge: give a URL ("http://host/path"), a prefix ending in "*", or "all"'
     let count = 0

@@ -3,6 +3,7 @@
 const { LRUCache } = require('lru-cache')
 const { DiskStore } = require('./disk-store')
 const { variantKey } = require('./policy')
+const { caches } = require('./config')
 
 // Hits are reported to the primary's budget in batches, this often.
 const HITS_MS = 1000
@@ -24,10 +25,12 @@ class ResponseCache {
   /**
    * @param {{directory: string, memorySize: number, lockTimeout: number}} settings `responseCache`
    * @param {import('../ipc').Peer} coordinator
+   * @param {{warn: Function}} log
    */
-  constructor (settings, coordinator) {
+  constructor (settings, coordinator, log) {
     this.disk = new DiskStore(settings.directory)
     this.coordinator = coordinator
+    this.log = log
     this.lockTimeout = settings.lockTimeout
     this.memory = settings.memorySize === 0
       ? null
@@ -51,6 +54,21 @@ class ResponseCache {
     if (found.entry !== null || known === undefined) return found
     const vary = await this.readVary(base)
     return sameFields(vary, known) ? found : this.findVariant(base, headers, vary)
+  }
+
+  /**
+   * find(), with an entry that cannot be read taken as none (and logged).
+   * @param {string} base
+   * @param {object} headers
+   * @returns {Promise<{key: string, entry: {meta: object, body: Buffer}|null}>}
+   */
+  async lookup (base, headers) {
+    try {
+      return await this.find(base, headers)
+    } catch (err) {
+      this.log.warn('response cache: cannot read an entry: ' + err.message)
+      return { key: base, entry: null }
+    }
   }
 
   // The fields the base key's answers vary on, from disk, remembered (an
@@ -152,4 +170,17 @@ function sameFields (a, b) {
   return a.length === b.length && a.every((name, i) => name === b[i])
 }
 
-module.exports = { ResponseCache }
+/**
+ * The response cache of a worker's pipeline: made with each pipeline, in
+ * place of the previous one's; null when nothing caches.
+ * @param {{responseCache: ResponseCache|null, coordinator: object, log: object}} runtime
+ * @param {object} config
+ * @returns {ResponseCache|null}
+ */
+function pipelineResponseCache (runtime, config) {
+  if (runtime.responseCache !== null) runtime.responseCache.stop()
+  runtime.responseCache = caches(config) ? new ResponseCache(config.responseCache, runtime.coordinator, runtime.log) : null
+  return runtime.responseCache
+}
+
+module.exports = { ResponseCache, pipelineResponseCache }

@@ -19,6 +19,7 @@ const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
 const { createAuthStage } = require('./stages/auth')
 const { createTrailingSlashStage } = require('./stages/trailing-slash')
 const { createProxyStage } = require('./stages/proxy')
+const { createAppCacheStage } = require('./stages/app-cache')
 const { createHandlersStage, createProxyHandlersStage } = require('./stages/handlers')
 const { createMethodsStage } = require('./stages/methods')
 const { createStatusStage } = require('./stages/status')
@@ -32,6 +33,7 @@ const { createConnectHandler } = require('./connect')
 const { Lifecycle } = require('./lifecycle')
 const { promote, onBareStream } = require('../http2/promote')
 const { runInRequestScope } = require('../application/request-scope')
+const { pipelineResponseCache } = require('../cache/worker-cache')
 
 /**
  * The request pipeline, in SVR.JS 3.x order (docs/pipeline.md). Each entry
@@ -64,6 +66,9 @@ const STAGES = [
   // Proxy routes are protected by every check above and answered before
   // mods and the script, where a 3.x proxy mod sat.
   createProxyStage,
+  // `cache` rules answer from the response cache instead of running mods
+  // and the script, or keep what these answer.
+  createAppCacheStage,
   // Mods and serverSideScript.js run after every access check and before
   // the built-in handlers, which they may shadow.
   createHandlersStage,
@@ -108,7 +113,9 @@ function createShared (options, runtime) {
     // The mods and script, loaded once: chain links, and their names (and
     // versions) for the log and the status page.
     links: [],
-    mods: []
+    mods: [],
+    // The response cache of proxy routes and `cache` rules (lib/cache/worker-cache.js), null when nothing caches.
+    responseCache: pipelineResponseCache(runtime, options.config)
   }
   shared.sites = createSiteResolver(options.config, shared.serverString)
   shared.respond = createResponder(options, shared)

@@ -16,7 +16,7 @@ const NO_SCOPED = Object.freeze(new Set())
  * name and local address. Shared by every request to them; never changed.
  */
 class Site {
-  constructor (headers, listing, postfix, errorPages, scopedRewrites, scopedCodes, proxyRoutes, rateLimits) {
+  constructor (headers, listing, postfix, errorPages, scopedRewrites, scopedCodes, proxyRoutes, rateLimits, cacheRules) {
     // customHeaders, the first matching customHeadersVHost entry, Server
     this.headers = headers
     // enableDirectoryListing, or the first matching enableDirectoryListingVHost entry
@@ -33,6 +33,8 @@ class Site {
     this.proxyRoutes = proxyRoutes
     // the numbers of the `rateLimits` rules that apply, in configuration order
     this.rateLimits = rateLimits
+    // the numbers of the `cache` rules that apply, in configuration order
+    this.cacheRules = cacheRules
     Object.freeze(this)
   }
 }
@@ -57,7 +59,7 @@ class SiteResolver {
   constructor (config, serverString) {
     // Lists of which the first matching entry applies.
     const firsts = [config.customHeadersVHost, config.enableDirectoryListingVHost, config.wwwrootPostfixesVHost]
-    const lists = firsts.concat([config.errorPages, config.rewriteMap, config.nonStandardCodes, config.proxy, config.rateLimits])
+    const lists = firsts.concat([config.errorPages, config.rewriteMap, config.nonStandardCodes, config.proxy, config.rateLimits, config.cache])
     const base = compileHeaderSet(config.customHeaders, null, serverString)
     this.headerSets = config.customHeadersVHost.map((entry) => compileHeaderSet(config.customHeaders, entry.headers, serverString))
     // Whether any site has `{path}` headers (the path-headers stage is left out otherwise).
@@ -71,6 +73,7 @@ class SiteResolver {
     this.codes = new ScopedList(config.nonStandardCodes)
     this.proxyRoutes = new ScopedList(config.proxy)
     this.rateLimits = new ScopedList(config.rateLimits)
+    this.cacheRules = new ScopedList(config.cache)
     this.byHost = lists.some((entries) => entries.some(hasHost))
     this.byAddress = lists.some((entries) => entries.some(hasAddress))
     this.memo = new Map()
@@ -118,7 +121,8 @@ class SiteResolver {
       this.rewrites.scoped(hostname, localAddress),
       this.codes.scoped(hostname, localAddress),
       this.proxyRoutes.all(hostname, localAddress),
-      this.rateLimits.all(hostname, localAddress))
+      this.rateLimits.all(hostname, localAddress),
+      this.cacheRules.all(hostname, localAddress))
   }
 }
 

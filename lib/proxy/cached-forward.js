@@ -3,7 +3,7 @@
 const { ProxyExchange, startExchange, forward } = require('./forward')
 const { responseHeaders } = require('./headers')
 const { decideStore, entryState, asFillRequest, revalidatedMeta } = require('../cache/policy')
-const { answerFromEntry } = require('../cache/answer')
+const { serveEntry } = require('../cache/answer')
 const { refreshInBackground } = require('./background-refresh')
 
 // Answers a stale entry may replace within its stale-if-error window (RFC 5861 4).
@@ -31,7 +31,7 @@ async function forwardCached (req, res, ctx, route, env) {
   // HEAD is answered from GET's entry; a HEAD that finds none fetches
   // nothing to store.
   const base = 'GET ' + ctx.hostname + ' ' + ctx.pathname + ctx.search
-  let found = await findEntry(cache, base, req, env)
+  let found = await cache.lookup(base, req.headers)
   const now = Date.now()
   const state = found.entry === null ? 'missing' : entryState(found.entry.meta, now)
   if (state === 'fresh') {
@@ -52,7 +52,7 @@ async function forwardCached (req, res, ctx, route, env) {
   }
   const verdict = await cache.fill(found.key)
   if (verdict === 'filled') {
-    const filled = await findEntry(cache, base, req, env)
+    const filled = await cache.lookup(base, req.headers)
     if (filled.entry !== null && entryState(filled.entry.meta, Date.now()) === 'fresh') {
       serveEntry(ctx, env, filled.key, filled.entry, 'hit', 'hit')
       return
@@ -65,28 +65,6 @@ async function forwardCached (req, res, ctx, route, env) {
   }
   const stale = found.entry !== null && entryState(found.entry.meta, Date.now()) !== 'expired' ? found.entry : null
   startExchange(new CachingExchange(req, res, ctx, route, env, { base, key: found.key, filling: verdict === 'fill', stale, previous: found.entry }))
-}
-
-async function findEntry (cache, base, req, env) {
-  try {
-    return await cache.find(base, req.headers)
-  } catch (err) {
-    env.log.warn('response cache: cannot read an entry: ' + err.message)
-    return { key: base, entry: null }
-  }
-}
-
-/**
- * Answer from a stored entry, and count it.
- * @param {string} key the entry's
- * @param {{meta: object, body: Buffer}} entry
- * @param {'hit'|'stale'|'revalidated'} result for the metrics
- * @param {string} how the Cache-Status parameters
- */
-function serveEntry (ctx, env, key, entry, result, how) {
-  env.countCache(result)
-  env.cache.hit(key)
-  answerFromEntry(ctx, entry, how, Date.now(), env.respond)
 }
 
 /**

@@ -6,6 +6,7 @@ const CACHE = 'test/traffic/cache.test.js'
 const POLICY = 'test/unit/cache-policy.test.js'
 const BUDGET = 'test/unit/cache-budget.test.js'
 const VALIDATION = 'test/traffic/cache-validation.test.js'
+const APP = 'test/traffic/cache-app.test.js'
 
 module.exports = [
   {
@@ -111,5 +112,45 @@ module.exports = [
     find: "  if (res.status === 206) return refuse('partial content')\n",
     replace: '',
     tests: [POLICY]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/answer-capture.js',
+    what: 'an HTTP/2 answer kept twice over: end() and the write() it calls both keep its chunk',
+    find: '      if (!capture.inEnd) capture.keep(chunk, encoding)\n',
+    replace: '      capture.keep(chunk, encoding)\n',
+    tests: [APP]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/answer-capture.js',
+    what: 'the filling request\'s X-Request-Id stored and repeated to every hit',
+    find: "const PER_REQUEST_FIELDS = ['x-request-id', 'cache-status', 'date']",
+    replace: "const PER_REQUEST_FIELDS = ['cache-status', 'date']",
+    tests: [APP]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/answer-capture.js',
+    what: 'the fields given to writeHead left out of what is stored',
+    find: '        else if (fields !== null) for (const name of Object.keys(fields)) this.setHeader(name, fields[name])\n        if (capture.begin(this, status)) return this\n        return original.writeHead.call(this, status, ...rest, ...(Array.isArray(fields) ? [fields] : []))',
+    replace: '        if (capture.begin(this, status)) return this\n        return original.writeHead.call(this, status, ...rest, ...(fields === null ? [] : [fields]))',
+    tests: [APP]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/answer-capture.js',
+    what: 'a script\'s 500 relayed while a stale entry could stand in',
+    find: '    if (ERROR_STATUSES.has(status) && stale !== null && Date.now() < stale.meta.staleIfErrorUntil) {',
+    replace: '    if (false) {',
+    tests: [APP]
+  },
+  {
+    area: 'cache',
+    file: 'lib/pipeline/stages/app-cache.js',
+    what: 'every miss runs the script: no fill lock for application answers',
+    find: '  const verdict = await cache.fill(found.key)\n',
+    replace: "  const verdict = 'fill'\n",
+    tests: [APP]
   }
 ]

@@ -5,7 +5,7 @@ const { createSiteResolver } = require('../../lib/pipeline/site')
 
 // The configuration keys the site resolver reads.
 const SITE_KEYS = ['customHeaders', 'customHeadersVHost', 'enableDirectoryListing', 'enableDirectoryListingVHost',
-  'wwwrootPostfixesVHost', 'errorPages', 'rewriteMap', 'nonStandardCodes', 'proxy', 'rateLimits']
+  'wwwrootPostfixesVHost', 'errorPages', 'rewriteMap', 'nonStandardCodes', 'proxy', 'rateLimits', 'cache']
 
 /**
  * @param {object} config some of the site keys; the others get the schema's defaults

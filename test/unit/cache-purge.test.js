@@ -24,7 +24,7 @@ describe('purging the response cache', () => {
     const told = []
     const peer = { notify: (act, fields) => told.push([act, fields.keys]) }
     const cache = new CacheCoordinator({ targets: () => [{ peer }, { peer: null }], log: { warn () {} } })
-    assert.equal(cache.purge('all'), 'purge: no proxy route caches')
+    assert.equal(cache.purge('all'), 'purge: nothing is cached (no "cache" rule, no proxy route with "cache")')
     cache.configure({ config: { proxy: [{ cache: {} }], responseCache: { directory: dir, maxSize: 1e6, lockTimeout: 5000 } } })
     for (const key of ['GET a.example /x', 'GET a.example /y']) {
       const size = await cache.store.put(key, {}, Buffer.from('body'))

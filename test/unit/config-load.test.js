@@ -536,6 +536,7 @@ describe('schema', () => {
       'productName', 'pubport', 'timestamp', 'version'])
     assert.deepEqual(NEW.sort(), [
       'acme',
+      'cache',
       'cacheControl',
       'compressionMinSize',
       'crashLoopWindow',

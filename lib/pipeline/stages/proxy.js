@@ -3,7 +3,6 @@
 const { compileRoutes, matchRoute } = require('../../proxy/routes')
 const { forward } = require('../../proxy/forward')
 const { forwardCached } = require('../../proxy/cached-forward')
-const { ResponseCache } = require('../../cache/worker-cache')
 const { countCacheResult } = require('../../metrics/cache')
 const { tunnel } = require('../../proxy/tunnel')
 const { watchHealth } = require('../../proxy/health-client')
@@ -27,7 +26,7 @@ function createProxyStage (options, shared) {
   const workers = shared.runtime.slot === null ? 1 : workerCount(config)
   const routes = compileRoutes(config, upstreams, options.proxyCa, workers)
   watchHealth(shared.runtime, config, options.proxyCa)
-  const env = { respond: shared.respond, log: shared.log, upstreams, cache: responseCacheOf(shared.runtime, config), cacheSettings: config.responseCache,
+  const env = { respond: shared.respond, log: shared.log, upstreams, cache: shared.responseCache, cacheSettings: config.responseCache,
     countCache: (result) => countCacheResult(shared.runtime, result) }
   return function proxyRequest (req, res, ctx) {
     const route = matchRoute(routes, ctx)
@@ -53,18 +52,6 @@ function createProxyStage (options, shared) {
     shared.log.error('request ' + ctx.requestId + ': proxying failed:', err)
     shared.respond.sendError(ctx, 502, { error: err })
   }
-}
-
-/**
- * The worker's response cache, when a route caches.
- * @param {import('../../worker/runtime').Runtime} runtime
- * @param {object} config
- * @returns {ResponseCache|null}
- */
-function responseCacheOf (runtime, config) {
-  if (runtime.responseCache !== null) runtime.responseCache.stop()
-  runtime.responseCache = config.proxy.some((route) => route.cache !== null) ? new ResponseCache(config.responseCache, runtime.coordinator) : null
-  return runtime.responseCache
 }
 
 module.exports = { createProxyStage }
