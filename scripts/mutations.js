@@ -294,5 +294,6 @@ module.exports = [
   require('./mutations/indexes'),
   require('./mutations/mods'),
   require('./mutations/architecture'),
-  require('./mutations/grpc')
+  require('./mutations/grpc'),
+  require('./mutations/fleet')
 )

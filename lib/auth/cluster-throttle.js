@@ -37,22 +37,32 @@ function seconds (retryAfter) {
 }
 
 /**
- * Coordinator services: one LoginThrottle for every worker. It lives as
- * long as the coordinator, so counters and locks survive reloads and worker
- * restarts.
- * @param {{log: {warn: Function}}} coordinator
+ * Coordinator services: one throttle for every worker, a LoginThrottle in
+ * the primary's memory, or with a `store` the fleet's (lib/auth/fleet-throttle.js,
+ * which answers with promises). It lives as long as the coordinator, so
+ * counters and locks survive reloads and worker restarts.
+ * @param {{log: {warn: Function}, throttle?: object}} coordinator gets `throttle`
  * @param {object} [options] LoginThrottle options (tests)
- * @returns {Object<string, (msg: object) => number|void>}
+ * @returns {Object<string, (msg: object) => number|Promise<number>|void>}
  */
 function throttleServices (coordinator, options = {}) {
-  const throttle = new LoginThrottle({ onLock: lockLogger(coordinator.log), ...options })
+  coordinator.throttle = new LoginThrottle(throttleOptions(coordinator, options))
   return {
-    'auth-check': (msg) => throttle.check(...queryOf(msg, true)),
-    'auth-attempt': (msg) => throttle.attempt(...queryOf(msg, false)),
+    'auth-check': (msg) => coordinator.throttle.check(...queryOf(msg, true)),
+    'auth-attempt': (msg) => coordinator.throttle.attempt(...queryOf(msg, false)),
     'auth-success' (msg) {
-      if (typeof msg.address === 'string' && typeof msg.user === 'string') throttle.succeed(msg.address, msg.user, msg.counted === true)
+      if (typeof msg.address === 'string' && typeof msg.user === 'string') coordinator.throttle.succeed(msg.address, msg.user, msg.counted === true)
     }
   }
+}
+
+/**
+ * @param {{log: {warn: Function}}} coordinator
+ * @param {object} [options] LoginThrottle options (tests)
+ * @returns {object} the throttle's options, its locks logged by the coordinator
+ */
+function throttleOptions (coordinator, options = {}) {
+  return { onLock: lockLogger(coordinator.log), ...options }
 }
 
 // Anything else on the channel (a mod may send objects that look like ours)
@@ -70,4 +80,4 @@ function lockLogger (log) {
   }
 }
 
-module.exports = { createThrottleClient, throttleServices, QUERY_TIMEOUT_MS }
+module.exports = { createThrottleClient, throttleServices, throttleOptions, QUERY_TIMEOUT_MS }

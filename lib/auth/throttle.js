@@ -234,4 +234,4 @@ function toSeconds (ms) {
   return ms <= 0 ? 0 : Math.ceil(ms / 1000)
 }
 
-module.exports = { LoginThrottle, networkOf, DEFAULTS }
+module.exports = { LoginThrottle, networkOf, pairKey, DEFAULTS }

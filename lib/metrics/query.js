@@ -2,6 +2,7 @@
 
 const { renderMetrics } = require('./primary')
 const { COLLECT_DEADLINE_MS } = require('./cluster-stats')
+const { storeMetrics } = require('../store/metrics')
 
 // As for the status page: the coordinator gives each worker
 // COLLECT_DEADLINE_MS to answer, the asking worker waits this long.
@@ -30,7 +31,8 @@ function metricsServices (coordinator) {
     'metrics-query': async () => {
       const rows = await coordinator.askEvery('metrics-collect', COLLECT_DEADLINE_MS)
       // The worker of --single-threaded has no slot number.
-      return renderMetrics(rows.map((row) => ({ slot: row.slot === null ? 'single' : row.slot, stats: row.stats })), coordinator.counters, coordinator.acme.metrics())
+      return renderMetrics(rows.map((row) => ({ slot: row.slot === null ? 'single' : row.slot, stats: row.stats })), coordinator.counters,
+        [...coordinator.acme.metrics(), ...storeMetrics(coordinator.store)])
     }
   }
 }

@@ -3,7 +3,8 @@
 const { serve } = require('../ipc')
 const { statsServices } = require('../metrics/cluster-stats')
 const { metricsServices } = require('../metrics/query')
-const { throttleServices } = require('../auth/cluster-throttle')
+const { throttleServices, throttleOptions } = require('../auth/cluster-throttle')
+const { FleetThrottle } = require('../auth/fleet-throttle')
 const { PrimaryCounters } = require('../metrics/primary')
 const { CertificateManager } = require('../acme/manager')
 const { tlsSessionServices } = require('../tls/session-cache')
@@ -28,6 +29,10 @@ class Coordinator {
     this.log = log
     this.targets = targets
     this.counters = counters
+    // The fleet's store (useStore), null while there is none, and its
+    // settings as started with: a reload does not reconnect.
+    this.store = null
+    this.storeSettings = undefined
     // Automatic HTTPS: certificates for the workers, answers to challenges.
     this.acme = new CertificateManager(this)
     // The response cache: one fill per key, the byte budget.
@@ -47,6 +52,16 @@ class Coordinator {
   }
 
   /**
+   * Share what the fleet must share through its store (`store`): from now
+   * on the login throttle counts in it.
+   * @param {import('../store/fleet-store').FleetStore} store
+   */
+  useStore (store) {
+    this.store = store
+    this.throttle = new FleetThrottle(store, throttleOptions(this))
+  }
+
+  /**
    * Take the configuration in use (at start and after every reload): the
    * services that depend on it (automatic HTTPS) follow it.
    * @param {object} options runtime options
@@ -54,6 +69,12 @@ class Coordinator {
   configure (options) {
     this.acme.configure(options)
     this.cache.configure(options)
+    const store = JSON.stringify(options.config.store)
+    if (this.storeSettings !== undefined && store !== this.storeSettings) {
+      this.log.warn('"store" changed: the new settings take effect when svr is restarted, not on a reload')
+    } else {
+      this.storeSettings = store
+    }
   }
 
   /**

@@ -8,13 +8,15 @@ const { checkAcme } = require('../acme/storage')
 const { proxyConfig } = require('../proxy/config')
 const { trafficConfig } = require('../traffic/config')
 const { cacheConfig } = require('../cache/config')
+const { storeConfig } = require('../store/config')
+const { readStoreSecrets } = require('../store/secrets')
 const { readProxyCa } = require('../proxy/ca-files')
 const { readTlsMaterial } = require('../tls/material')
 const { modKeysHook } = require('../application/mods/declarations')
 
 // The features' keywords, checks and resolved paths, registered with the
 // loader (which imports no feature).
-const loadConfig = createConfigLoader([listenConfig, proxyConfig, acmeConfig, trafficConfig, cacheConfig])
+const loadConfig = createConfigLoader([listenConfig, proxyConfig, acmeConfig, trafficConfig, cacheConfig, storeConfig])
 
 /**
  * The configuration as the command line amends it (`--secure`).
@@ -29,7 +31,8 @@ function withOverrides (config, args) {
 /**
  * Everything the workers are given that is read from files, read and
  * checked before anything runs: the configuration, the webroot, ACME's
- * storage, the proxy routes' CA files and the TLS material. Start and
+ * storage, the proxy routes' CA files, the store's password and CA files
+ * and the TLS material. Start and
  * reload both call this, so a file read at one is read at the other.
  * @param {{configFile: string, installDir: string, disableMods: boolean,
  *   ticketKeys: object}} base what the options keep from the command line
@@ -55,6 +58,8 @@ async function readOptions (base, args, warn) {
     await checkWebroot(configFile, config)
     await checkAcme(configFile, config)
     proxyCa = await readProxyCa(configFile, config)
+    // Checked here; the primary reads them again to connect (lib/store/).
+    await readStoreSecrets(configFile, config)
   } catch (err) {
     throw refusedAt(err, 'configuration')
   }

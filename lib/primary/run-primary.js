@@ -4,6 +4,8 @@ const { Supervisor } = require('./supervisor')
 const { BlockState } = require('./console/block-state')
 const { startConsole } = require('./console')
 const { consoleActions } = require('./console/actions')
+const { openFleetStore } = require('../store/fleet-store')
+const { SharedBlocklist } = require('../store/shared-blocklist')
 
 /**
  * Run the primary: its Supervisor, the signals and the console that drive
@@ -26,6 +28,12 @@ async function runPrimary (options, args, output, prepared, launcher) {
   process.on('SIGUSR1', () => supervisor.reopenLogs())
   const blocks = new BlockState(options, (entries) => supervisor.setBlocked(entries), log)
   supervisor.blocked = (await blocks.load()).slice()
+  // Connects in the background: svr serves whether or not the store answers.
+  const store = await openFleetStore(options, log)
+  if (store !== null) {
+    supervisor.coordinator.useStore(store)
+    blocks.share(new SharedBlocklist(store, (entries) => blocks.adopt(entries), log))
+  }
   await supervisor.start()
   startConsole(consoleActions(supervisor, blocks))
   return supervisor

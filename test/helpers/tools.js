@@ -29,7 +29,8 @@ const TOOLS = {
   prlimit: 'util-linux',
   script: 'bsdutils',
   strace: 'strace',
-  h2load: 'nghttp2-client'
+  h2load: 'nghttp2-client',
+  'redis-server': 'redis-server'
 }
 
 /**

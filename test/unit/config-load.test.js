@@ -568,6 +568,7 @@ describe('schema', () => {
       'shutdownTimeout',
       'stateDirectory',
       'statusAllow',
+      'store',
       'trustedProxies',
       'watchServerSideScript',
       'workers'

@@ -11,7 +11,8 @@ const STATE_FILE = 'blocklist.json'
  * They are applied on top of `blacklist` and, with `stateDirectory`, kept
  * in blocklist.json there (written to a temporary file and renamed over
  * the old one, so a crash never leaves half a file). config.json is never
- * touched.
+ * touched. With a `store`, the list is the fleet's (lib/store/shared-blocklist.js):
+ * a change here goes to every instance, and theirs come here.
  */
 class BlockState {
   /**
@@ -25,6 +26,32 @@ class BlockState {
     this.log = log
     this.entries = []
     this.saving = Promise.resolve()
+    // The fleet's list in the store (share), null without one.
+    this.shared = null
+  }
+
+  /**
+   * Keep the list with the fleet's: from now on changes go both ways.
+   * @param {import('../../store/shared-blocklist').SharedBlocklist} shared
+   */
+  share (shared) {
+    this.shared = shared
+    shared.start(this.entries)
+  }
+
+  /**
+   * The fleet's list changed (another instance blocked or unblocked).
+   * @param {string[]} entries
+   */
+  adopt (entries) {
+    const valid = entries.filter((entry) => entryProblem(entry) === null)
+    if (valid.length === this.entries.length && valid.every((entry) => this.entries.includes(entry))) return
+    const added = valid.filter((entry) => !this.entries.includes(entry))
+    const removed = this.entries.filter((entry) => !valid.includes(entry))
+    this.entries = valid
+    this.apply(valid.slice())
+    this.log.info('blocklist from the fleet: ' + [...added.map((entry) => '+' + entry), ...removed.map((entry) => '-' + entry)].join(' '))
+    if (this.file !== null) this.save(valid.slice()).catch((err) => this.log.warn('could not save ' + this.file + ': ' + err.message))
   }
 
   /**
@@ -57,18 +84,18 @@ class BlockState {
    */
   block (args) {
     const lines = []
-    let changed = false
+    const changed = []
     for (const entry of args) {
       const problem = entryProblem(entry)
       if (problem !== null) lines.push('not blocked: ' + entry + ': ' + problem)
       else if (this.entries.includes(entry)) lines.push('already blocked: ' + entry)
       else {
         this.entries.push(entry)
-        changed = true
+        changed.push(entry)
         lines.push('blocked: ' + entry)
       }
     }
-    return this.commit(changed, lines)
+    return this.commit('add', changed, lines)
   }
 
   /**
@@ -77,37 +104,43 @@ class BlockState {
    */
   unblock (args) {
     const lines = []
-    let changed = false
+    const changed = []
     for (const entry of args) {
       const index = this.entries.indexOf(entry)
       if (index === -1) {
         lines.push('not blocked from the console: ' + entry + ' (entries of "blacklist" are changed in the configuration)')
       } else {
         this.entries.splice(index, 1)
-        changed = true
+        changed.push(entry)
         lines.push('unblocked: ' + entry)
       }
     }
-    return this.commit(changed, lines)
+    return this.commit('remove', changed, lines)
   }
 
-  async commit (changed, lines) {
-    if (!changed) return lines
+  async commit (op, changed, lines) {
+    if (changed.length === 0) return lines
     this.apply(this.entries.slice())
+    if (this.shared !== null && !(await this.shared.change(op, changed))) {
+      lines.push('note: the store is not reachable: the other instances get this once it is back')
+    }
     if (this.file === null) {
-      lines.push('note: "stateDirectory" is not set, so this lasts until svr stops')
+      if (this.shared === null) lines.push('note: "stateDirectory" is not set, so this lasts until svr stops')
       return lines
     }
-    // Saves run one after another, so an older list never overwrites a newer one.
-    const entries = this.entries.slice()
-    this.saving = this.saving.then(() => saveAtomically(this.file, entries))
     try {
-      await this.saving
+      await this.save(this.entries.slice())
     } catch (err) {
-      this.saving = Promise.resolve()
-      lines.push('warning: could not save ' + this.file + ': ' + err.message + ' (in effect until svr stops)')
+      lines.push('warning: could not save ' + this.file + ': ' + err.message + (this.shared === null ? ' (in effect until svr stops)' : ''))
     }
     return lines
+  }
+
+  // Saves run one after another, so an older list never overwrites a newer one.
+  save (entries) {
+    const saving = this.saving.then(() => saveAtomically(this.file, entries))
+    this.saving = saving.catch(() => {})
+    return saving
   }
 }
 

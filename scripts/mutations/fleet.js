@@ -1,0 +1,48 @@
+'use strict'
+
+// Mutations of the area 'fleet' (see scripts/mutations.js for the fields).
+
+const STORE = 'test/fleet/store.test.js'
+
+module.exports = [
+  {
+    area: 'fleet',
+    file: 'lib/primary/coordinator.js',
+    what: 'the login throttle stays per instance with a store configured',
+    find: '    this.throttle = new FleetThrottle(store, throttleOptions(this))\n',
+    replace: '',
+    tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/auth/fleet-throttle.js',
+    what: 'a lock on the address + user counted against the address too (no refund in the store)',
+    find: "  if tonumber(redis.call('HGET', KEYS[1], 'attempts') or '0') > 0 then redis.call('HINCRBY', KEYS[1], 'attempts', -1) end\n  return {byUser, 2}",
+    replace: '  return {byUser, 2}',
+    tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/auth/fleet-throttle.js',
+    what: 'what was counted while the store was down is forgotten when it is back',
+    find: '    this.onUp = () => this.merge()\n',
+    replace: '    this.onUp = () => { this.local = new LoginThrottle({ ...this.settings, onLock: this.onLock }) }\n',
+    tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/store/shared-blocklist.js',
+    what: 'the fleet\'s blocklist read every 5 s rather than every 500 ms',
+    find: 'const POLL_MS = 500',
+    replace: 'const POLL_MS = 5000',
+    tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/store/shared-blocklist.js',
+    what: 'an unblock never reaches the store',
+    find: '      else multi.srem(SET_KEY, entry)\n',
+    replace: '',
+    tests: [STORE]
+  }
+]

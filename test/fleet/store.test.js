@@ -1,0 +1,128 @@
+'use strict'
+
+// Two svr instances that share one real redis-server (`store`): the login
+// throttle and the console blocklist hold for the fleet, and each instance
+// acts on its own while the store is down.
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { setTimeout: sleep } = require('node:timers/promises')
+const { makeSite, startSvr } = require('../helpers/server')
+const { startSvrOnTty } = require('../helpers/tty')
+const { request } = require('../helpers/http')
+const { freePort, skipWithout, requireTools } = require('../helpers/tools')
+const { startRedis } = require('../helpers/redis')
+const { waitUntil } = require('../helpers/wait')
+
+const PASSWORD = 'store-secret-' + crypto.randomBytes(4).toString('hex')
+
+function userRecord (name, password) {
+  const salt = crypto.randomBytes(16).toString('hex')
+  return { name, salt, pass: crypto.createHash('sha256').update(password + salt).digest('hex') }
+}
+
+/** One instance of the fleet: its own directory and port, the shared store. */
+async function instance (t, redis, config = {}, { tty = false } = {}) {
+  const port = await freePort()
+  const site = await makeSite(t, {
+    port: '127.0.0.1:' + port,
+    workers: 1,
+    metricsPath: '/metrics',
+    enableIPSpoofing: true,
+    trustedProxies: ['127.0.0.1'],
+    users: [userRecord('alice', 'alice-pw'), userRecord('bob', 'bob-pw')],
+    nonStandardCodes: [{ scode: 401, regex: '/^\\/secret/' }],
+    store: { url: redis.url, passwordFile: 'store-password' },
+    ...config
+  }, { 'index.html': 'index', 'secret/file.txt': 'secret' })
+  await fs.writeFile(path.join(site.dir, 'store-password'), redis.password + '\n', { mode: 0o600 })
+  const svr = tty ? await startSvrOnTty(t, site.configFile) : await startSvr(t, site.configFile)
+  await svr.waitFor(/store redis:\/\/127\.0\.0\.1:\d+ connected/)
+  return { svr, port }
+}
+
+function basic (name, password) {
+  return 'Basic ' + Buffer.from(name + ':' + password).toString('base64')
+}
+
+function login (port, address, password, user = 'alice') {
+  return request(port, '/secret/file.txt', { headers: { 'x-forwarded-for': address, authorization: basic(user, password) }, agent: false })
+}
+
+describe('the fleet\'s store', { skip: skipWithout('redis-server', 'script') }, () => {
+  it('locks a guessed account after the fleet\'s attempts in total, not each instance\'s', async (t) => {
+    requireTools(t, 'redis-server')
+    const redis = await startRedis(t, { password: PASSWORD })
+    const a = await instance(t, redis)
+    const b = await instance(t, redis)
+    const statuses = []
+    // Five failures for one user from one address are allowed (userLimit),
+    // alternating between the instances as a round-robin balancer would.
+    for (let i = 0; i < 8; i++) statuses.push((await login(i % 2 === 0 ? a.port : b.port, '203.0.113.7', 'guess' + i)).status)
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429, 429])
+    // Locked on both, the right password too; another address is not.
+    assert.deepEqual([(await login(a.port, '203.0.113.7', 'alice-pw')).status, (await login(b.port, '203.0.113.7', 'alice-pw')).status], [429, 429])
+    assert.equal((await login(b.port, '203.0.113.8', 'alice-pw')).status, 200)
+    // The refused attempt that locked alice did not count against the
+    // address (10 failures): five more, for bob, are still judged, and the
+    // address locks at the eleventh failure.
+    const bob = []
+    for (let i = 0; i < 6; i++) bob.push((await login(i % 2 === 0 ? b.port : a.port, '203.0.113.7', 'guess' + i, 'bob')).status)
+    assert.deepEqual(bob, [401, 401, 401, 401, 401, 429])
+    // The secret is not in what svr printed.
+    assert.equal(a.svr.output.includes(PASSWORD), false)
+    assert.match((await request(a.port, '/metrics')).body, /\nsvr_store_up 1\n/)
+  })
+
+  it('applies a block made on one instance on the other within a second, and both ways', async (t) => {
+    requireTools(t, 'redis-server', 'script')
+    const redis = await startRedis(t, { password: PASSWORD })
+    const a = await instance(t, redis, {}, { tty: true })
+    const b = await instance(t, redis)
+    assert.equal((await request(b.port, '/')).status, 200)
+    a.svr.type('block 127.0.0.1')
+    await a.svr.waitFor(/blocked: 127\.0\.0\.1/)
+    const blockedAt = Date.now()
+    await waitUntil(async () => (await request(b.port, '/')).status === 403, 'B refuses the blocked address', 3000)
+    assert.ok(Date.now() - blockedAt < 1000, (Date.now() - blockedAt) + ' ms')
+    a.svr.type('unblock 127.0.0.1')
+    await a.svr.waitFor(/unblocked: 127\.0\.0\.1/)
+    await waitUntil(async () => (await request(b.port, '/')).status === 200, 'B serves the address again', 3000)
+  })
+
+  it('starts and serves without the store, acts on its own meanwhile, and catches up when it is back', async (t) => {
+    requireTools(t, 'redis-server')
+    const redis = await startRedis(t, { password: PASSWORD })
+    await redis.stop()
+    const port = await freePort()
+    const site = await makeSite(t, {
+      port: '127.0.0.1:' + port,
+      workers: 1,
+      metricsPath: '/metrics',
+      enableIPSpoofing: true,
+      trustedProxies: ['127.0.0.1'],
+      users: [userRecord('alice', 'alice-pw')],
+      nonStandardCodes: [{ scode: 401, regex: '/^\\/secret/' }],
+      store: { url: redis.url, passwordFile: 'store-password' }
+    }, { 'secret/file.txt': 'secret' })
+    await fs.writeFile(path.join(site.dir, 'store-password'), redis.password + '\n')
+    const svr = await startSvr(t, site.configFile)
+    await svr.waitFor(/store redis:\/\/127\.0\.0\.1:\d+ not reachable: ECONNREFUSED; every instance acts on its own until it is back/)
+    assert.match((await request(port, '/metrics')).body, /\nsvr_store_up 0\n/)
+    // The throttle counts locally while the store is down.
+    const statuses = []
+    for (let i = 0; i < 3; i++) statuses.push((await login(port, '203.0.113.9', 'guess' + i)).status)
+    assert.deepEqual(statuses, [401, 401, 401])
+    await redis.start()
+    await svr.waitFor(/store redis:\/\/127\.0\.0\.1:\d+ connected/, 15000)
+    // The three local failures joined the store's count: two more lock.
+    await sleep(200)
+    const after = []
+    for (let i = 0; i < 3; i++) after.push((await login(port, '203.0.113.9', 'again' + i)).status)
+    assert.deepEqual(after, [401, 401, 429])
+    assert.equal(svr.output.match(/not reachable/g).length, 1)
+  })
+})
