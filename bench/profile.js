@@ -24,11 +24,18 @@ const PROJECT_ROOT = path.join(__dirname, '..')
  * Profile one workload against svr and, when the bare cluster is its
  * baseline, against that too; nginx cannot be profiled this way, so a
  * workload against nginx may name a Node baseline to profile instead
- * (`profileBaseline`: the bare proxy of the proxy row).
+ * (`profileBaseline`: the bare proxy of the proxy row). A row against
+ * another row of svr (`baselineWorkload`: the static file under a cache
+ * hit) is compared with svr loaded as that row.
  * @returns {Promise<{workload: object, svr: object, baseline: object|null, baselineName: string}>}
  */
-async function profileMissed ({ site, dir, tool, workload, plan = PLAN }) {
-  const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs }) })
+async function profileMissed ({ site, dir, tool, workload, baselineWorkload = null, plan = PLAN }) {
+  const startSvrWith = (nodeArgs) => startSvr(site, dir, { nodeArgs })
+  const svr = await profileTarget({ dir, tool, workload, plan, start: startSvrWith })
+  if (baselineWorkload !== null) {
+    const baseline = await profileTarget({ dir, tool, workload: baselineWorkload, plan, start: startSvrWith })
+    return { workload, svr, baseline, baselineName: 'svr ' + baselineWorkload.name }
+  }
   const baselineName = workload.profileBaseline || workload.baseline
   const start = baselineStarter(site, dir, baselineName)
   const baseline = start === null ? null : await profileTarget({ dir, tool, workload, plan, start })
@@ -47,13 +54,19 @@ function baselineStarter (site, dir, name) {
 /**
  * `--profile NAME`: the categories and top functions of svr (with the
  * config of the workload's variant, if it has one), and of the Node
- * baseline its profile is compared with, if it names one.
+ * baseline its profile is compared with, if it names one, or of the same
+ * svr loaded as the row it is measured against (`baselineWorkload`).
  * @returns {Promise<string>} markdown
  */
-async function profileWorkload ({ site, dir, tool, workload, configFile, seconds }) {
+async function profileWorkload ({ site, dir, tool, workload, baselineWorkload = null, configFile, seconds }) {
   // A quick profile (2 s) checks the harness: no warm-up.
   const plan = { warmup: seconds < PLAN.seconds ? 0 : PLAN.warmup, seconds }
-  const svr = await profileTarget({ dir, tool, workload, plan, start: (nodeArgs) => startSvr(site, dir, { nodeArgs, configFile }) })
+  const startSvrWith = (nodeArgs) => startSvr(site, dir, { nodeArgs, configFile })
+  const svr = await profileTarget({ dir, tool, workload, plan, start: startSvrWith })
+  if (baselineWorkload !== null) {
+    const baseline = await profileTarget({ dir, tool, workload: baselineWorkload, plan, start: startSvrWith })
+    return renderProfile({ workload, svr, baseline, baselineName: 'svr ' + baselineWorkload.name })
+  }
   const baselineName = workload.profileBaseline || null
   const start = baselineName === null ? null : baselineStarter(site, dir, baselineName)
   const baseline = start === null ? null : await profileTarget({ dir, tool, workload, plan, start })
@@ -72,6 +85,8 @@ async function profileTarget ({ dir, tool, workload, plan, start }) {
   let window
   let warm
   try {
+    // As in the measured rounds: a row that would profile the wrong answers stops here.
+    if (workload.prepare) await workload.prepare(target, workload)
     warm = await warmUp((seconds) => loadWorkload(tool, target, workload, seconds), plan.warmup)
     const startUs = nowUs()
     result = await loadWorkload(tool, target, workload, plan.seconds)

@@ -3,7 +3,7 @@
 // The upstream of the proxy rows: one bare Node process answering every
 // request with 1 KiB of text, the application a proxy stands in front of.
 // svr's `proxy` route, nginx's proxy_pass and the 3.x proxy mod of the
-// mod variant all forward to it.
+// mod variant all forward to it; svr's cached route fills its entry from it.
 
 const http = require('node:http')
 

@@ -37,6 +37,7 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, cad
       'in its config, measured in the rounds of the default row (A B C, C B A) against the same baseline runs; no target'
     lines.push(`Rows ending in “— ${variants[name].label}”: ${note}.`, '')
   }
+  for (const row of rows.filter((r) => r.workload.note)) lines.push(`Row “${row.workload.what}”: ${row.workload.note}.`, '')
   if (used.includes('against')) lines.push(...renderAgainst(rows, variants.against), '')
   const errors = rows.filter((row) => row.svr.errors > 0 || (row.svr.non2xx > 0 && (row.workload.base || row.workload.name) !== '404'))
   if (errors.length > 0) {

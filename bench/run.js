@@ -12,9 +12,12 @@
 //
 // Some rows are measured against a second svr with a config override (a
 // variant), to show what a setting costs; they have no target. --only NAME
-// also takes the variant rows of workload NAME. A full run profiles every
-// workload that misses its target (bench/profile.js) and appends
-// bench/bounds.md, the reading of those profiles, when there is one.
+// also takes the variant rows of workload NAME. A row may instead have the
+// svr side of another row as its baseline (`baselineRow`): the same svr on
+// another path, measured in the rounds of that row when both are on the
+// list. A full run profiles every workload that misses its target
+// (bench/profile.js) and appends bench/bounds.md, the reading of those
+// profiles, when there is one.
 // BENCH_TOOL=autocannon uses autocannon even where wrk is installed.
 // --against DIR adds, to every workload, a variant row for the svr of
 // another checkout run with the same config in the same rounds, and a
@@ -39,6 +42,7 @@ const { measureCurves, renderCurves, selectDimensions, spliceCurves, curvesSecti
 const { renderCurvesSvg } = require('./plot')
 const { measureTls, renderTls, TLS_WORKLOADS, TLS_HEADING } = require('./tls')
 const { spliceSection, sectionOf } = require('./sections')
+const { expectCacheHits } = require('./cache-hit')
 
 const BOUNDS_FILE = path.join(__dirname, 'bounds.md')
 // Each target is loaded until its rate is steady before the measured rounds
@@ -78,6 +82,26 @@ const WORKLOADS = [
     what: 'proxy to a bare Node upstream, 1 KiB answer',
     against: false,
     profileBaseline: 'bare-proxy'
+  },
+  // Issue #29: a hit of the response cache at least 0.9 of the static file
+  // of the same size, both answered by the same svr in the same rounds, so
+  // that the machine's speed cancels out. /cached/ is the proxy route with
+  // `cache` (bench/site.js); expectCacheHits fills its entry and refuses to
+  // time answers that are not hits. Builds before the response cache have
+  // no such route: no --against row.
+  {
+    name: 'cache-hit-1k',
+    target: '/cached/1k',
+    connections: 50,
+    baseline: 'svr',
+    baselineRow: 'static-1k',
+    goal: 0.9,
+    what: 'response cache hit of a proxied 1 KiB answer',
+    against: false,
+    prepare: expectCacheHits,
+    note: 'baseline `svr static-1k` is the same svr answering the static 1 KiB row\'s requests, in the same rounds ' +
+      '(the svr runs of that row when it is in the run); before any load the entry was filled and every answer on ' +
+      'a few fresh connections checked to be a 200 with `Cache-Status: svr; hit`'
   }
 ]
 
@@ -131,8 +155,8 @@ async function againstVariant (dir) {
   const rev = await gitRevision(dir)
   return {
     label: 'svr at ' + rev,
-    // Older builds may not know every key of today's site (the proxy route).
-    config: { proxy: undefined },
+    // Older builds may not know every key of today's site (the proxy routes).
+    config: { proxy: undefined, responseCache: undefined },
     svr,
     note: `the svr of ${dir} (${rev}) with the same config, measured in the rounds of the default row (A B C, C B A); no target`
   }
@@ -212,7 +236,8 @@ async function main () {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
       if (!workload) throw new Error('no workload ' + args.profile + '; one of ' + WORKLOADS.map((w) => w.name).join(', '))
       const configFile = workload.variant ? await variantConfig(site, dir, workload.variant) : undefined
-      const summary = await profileWorkload({ site, dir, tool, workload, configFile, seconds: args.quick ? 2 : 5 })
+      const baselineWorkload = baselineRowOf(workload)
+      const summary = await profileWorkload({ site, dir, tool, workload, baselineWorkload, configFile, seconds: args.quick ? 2 : 5 })
       console.log(summary)
       return
     }
@@ -353,12 +378,14 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
   }
 }
 
-// Each workload with the rows based on it (variants, other baselines) that
-// are on the list; such a row whose default row is not is a group of its own.
+// Each workload with the rows based on it (variants, other baselines) or
+// measured against it (baselineRow) that are on the list; such a row whose
+// default row is not is a group of its own.
 function groupVariants (workloads) {
   const groups = new Map()
   for (const workload of workloads) {
-    const key = workload.base && workloads.some((w) => w.name === workload.base) ? workload.base : workload.name
+    const home = workload.base || workload.baselineRow
+    const key = home && workloads.some((w) => w.name === home) ? home : workload.name
     if (!groups.has(key)) groups.set(key, [])
     groups.get(key).push(workload)
   }
@@ -378,41 +405,80 @@ async function variantConfig (site, dir, variant, variants = VARIANTS) {
 // The warm-ups of the first workload's baselines, begun cold like svr's.
 function coldBaselines (warmups, targets, first) {
   const baseline = targets[first.baseline]
-  if (baseline === null || baseline === undefined || !warmups.has(baseline.name)) return []
+  // A row against another row of svr has no other server.
+  if (baseline === null || baseline === undefined || baseline === targets.svr || !warmups.has(baseline.name)) return []
   return [{ name: baseline.name, ...warmups.get(baseline.name) }]
 }
 
 async function measureGroup ({ tool, plan, group, svrFor, baselineFor, warmups }) {
-  // Every svr and baseline of the group once, in the order of the rows.
-  const targets = []
-  for (const member of group) {
-    for (const target of [svrFor(member), baselineFor(member)]) {
-      if (target !== null && !targets.includes(target)) targets.push(target)
+  const sides = group.map((member) => sidesOf(member, svrFor, baselineFor))
+  // Every load of the group once, in the order of the rows.
+  const loads = []
+  for (const side of sides) {
+    for (const load of [side.svr, side.baseline]) {
+      if (load.target !== null && !loads.some((l) => l.key === load.key)) loads.push(load)
     }
   }
-  // All of a group load the same path the same way.
-  const workload = group[0]
-  const runs = new Map(targets.map((t) => [t.name, []]))
-  for (const target of targets) {
-    const warm = await warmUp((seconds) => loadWorkload(tool, target, workload, seconds), plan.warmup)
-    if (!warmups.has(target.name)) warmups.set(target.name, warm)
-    if (plan.warmup > 0) console.error(`bench: ${workload.name}: ${target.name} ${warm.steady ? 'steady' : 'not yet steady'} after ${warm.seconds} s of warm-up`)
+  // Before any load, so that a row that would measure the wrong thing
+  // stops the run instead of warming up.
+  for (const member of group) {
+    if (member.prepare) await member.prepare(svrFor(member), member)
+  }
+  const first = group[0]
+  const runs = new Map(loads.map((load) => [load.key, []]))
+  for (const load of loads) {
+    const warm = await warmUp((seconds) => loadWorkload(tool, load.target, load.workload, seconds), plan.warmup)
+    if (!warmups.has(load.target.name)) warmups.set(load.target.name, warm)
+    if (plan.warmup > 0) console.error(`bench: ${first.name}: ${loadName(load, first)} ${warm.steady ? 'steady' : 'not yet steady'} after ${warm.seconds} s of warm-up`)
   }
   for (let round = 0; round < plan.rounds; round++) {
-    // A B A B: each round runs every target once, alternating the order.
-    const order = round % 2 === 0 ? targets : [...targets].reverse()
-    for (const target of order) {
-      runs.get(target.name).push(await measuredLoad(tool, target, workload, plan.seconds))
+    // A B A B: each round runs every load once, alternating the order.
+    const order = round % 2 === 0 ? loads : [...loads].reverse()
+    for (const load of order) {
+      runs.get(load.key).push(await measuredLoad(tool, load.target, load.workload, plan.seconds))
       await sleep(200)
     }
   }
-  return group.map((member) => {
-    const baseline = baselineFor(member)
-    const row = { workload: member, svr: median(runs.get(svrFor(member).name)), baselineName: member.baseline, baseline: null }
-    if (baseline !== null) row.baseline = median(runs.get(baseline.name))
+  return group.map((member, i) => {
+    const { svr, baseline } = sides[i]
+    const row = { workload: member, svr: median(runs.get(svr.key)), baselineName: baselineNameOf(member), baseline: null }
+    if (baseline.target !== null) row.baseline = median(runs.get(baseline.key))
     console.error(progressLine(row))
     return row
   })
+}
+
+/**
+ * What a row loads on each side: a server, with the path, connections and
+ * headers of a workload. Rows on the same server and path share their runs
+ * (a variant's baseline, the static row under a cache-hit row), so the rows
+ * of a group load a path the same way.
+ */
+function sidesOf (member, svrFor, baselineFor) {
+  const svr = loadOf(svrFor(member), member)
+  const baselineRow = baselineRowOf(member)
+  if (baselineRow !== null) return { svr, baseline: loadOf(svrFor(member), baselineRow) }
+  return { svr, baseline: loadOf(baselineFor(member), member) }
+}
+
+function loadOf (target, workload) {
+  return { target, workload, key: target === null ? null : target.name + ' ' + workload.target }
+}
+
+// The server's name, with the path when it is not the group's.
+function loadName (load, first) {
+  return load.workload.target === first.target ? load.target.name : load.target.name + ' ' + load.workload.target
+}
+
+/**
+ * @returns {object|null} the workload whose svr side is this row's baseline
+ */
+function baselineRowOf (workload) {
+  return workload.baselineRow ? WORKLOADS.find((w) => w.name === workload.baselineRow) : null
+}
+
+function baselineNameOf (workload) {
+  return workload.baselineRow ? 'svr ' + workload.baselineRow : workload.baseline
 }
 
 /**
@@ -442,7 +508,7 @@ async function profileMisses ({ site, dir, tool, rows }) {
     const begun = Date.now()
     console.error(`bench: profiling ${row.workload.name} (ratio ${ratio(row).toFixed(2)} < ${row.workload.goal})`)
     try {
-      sections.push(renderProfile(await profileMissed({ site, dir, tool, workload: row.workload })))
+      sections.push(renderProfile(await profileMissed({ site, dir, tool, workload: row.workload, baselineWorkload: baselineRowOf(row.workload) })))
     } catch (err) {
       console.error('bench: profiling ' + row.workload.name + ' failed: ' + err.message)
       sections.push(`### ${row.workload.what}\n\nProfiling failed: ${err.message.split('\n')[0]}\n`)

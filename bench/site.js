@@ -60,7 +60,7 @@ module.exports = Mod
 
 /**
  * @param {string} dir an empty directory
- * @param {number} [upstreamPort] the port of bench/proxy-upstream.js, for the route /proxy/ (none without)
+ * @param {number} [upstreamPort] the port of bench/proxy-upstream.js, for the routes /proxy/ and /cached/ (none without)
  * @returns {Promise<{webroot: string, configFile: string, scriptFile: string, upstreamPort: number}>}
  */
 async function createSite (dir, upstreamPort) {
@@ -82,8 +82,7 @@ async function createSite (dir, upstreamPort) {
     wwwroot: webroot,
     workers: 2,
     enableDirectoryListing: true,
-    // The proxy rows: /proxy/… to the upstream, the prefix stripped.
-    ...(upstreamPort === undefined ? {} : { proxy: [{ path: '/proxy', stripPrefix: true, upstreams: ['http://127.0.0.1:' + upstreamPort] }] }),
+    ...(upstreamPort === undefined ? {} : proxyRoutes(dir, upstreamPort)),
     // For experiments: BENCH_SVR_CONFIG='{"enableLogging":false}' npm run bench
     ...JSON.parse(process.env.BENCH_SVR_CONFIG || '{}')
   }, null, 2))
@@ -91,7 +90,28 @@ async function createSite (dir, upstreamPort) {
 }
 
 /**
- * The site's config without the `proxy` route and with the 3.x proxy mod
+ * The proxy rows' routes: /proxy/… to the upstream, the prefix stripped,
+ * and /cached/… to the same upstream through the response cache (the
+ * cache-hit row). The upstream, left as the other proxy rows know it, says
+ * nothing of freshness: the route's `validity` keeps its 200s for an hour,
+ * longer than any run.
+ * @param {string} dir
+ * @param {number} upstreamPort
+ * @returns {{proxy: object[], responseCache: {directory: string}}}
+ */
+function proxyRoutes (dir, upstreamPort) {
+  const upstreams = ['http://127.0.0.1:' + upstreamPort]
+  return {
+    proxy: [
+      { path: '/proxy', stripPrefix: true, upstreams },
+      { path: '/cached', stripPrefix: true, upstreams, cache: { validity: { 200: 3600 } } }
+    ],
+    responseCache: { directory: path.join(dir, 'response-cache') }
+  }
+}
+
+/**
+ * The site's config without the `proxy` routes and with the 3.x proxy mod
  * instead, in a directory of its own (mods are found beside the config),
  * with the script beside it too.
  * @param {{configFile: string, scriptFile: string, upstreamPort: number}} site
