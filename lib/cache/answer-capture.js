@@ -1,6 +1,6 @@
 'use strict'
 
-const { decideStore } = require('./policy')
+const { decideStore, exceedsEntrySize } = require('./policy')
 const { serveEntry } = require('./answer')
 
 // Answers a stale entry may replace within its stale-if-error window.
@@ -107,7 +107,7 @@ class AnswerCapture {
     const headers = res.getHeaders()
     for (const name of PER_REQUEST_FIELDS) delete headers[name]
     const { req } = this.ctx
-    const decision = this.state.filling
+    const decision = this.state.filling && !exceedsEntrySize(headers, this.env.settings.maxEntrySize)
       ? decideStore({ method: 'GET', url: req.url, headers: req.headers }, { status, headers }, this.settings, Date.now())
       : { meta: null }
     this.meta = decision.meta

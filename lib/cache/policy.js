@@ -148,6 +148,16 @@ function revalidatedMeta (meta, req, headers, settings, now) {
   return metaOf(policy, meta.status, updated, meta.vary, settings, now)
 }
 
+/**
+ * @param {object} headers an answer's fields
+ * @param {number} max `responseCache.maxEntrySize`
+ * @returns {boolean} whether its Content-Length says its body is larger than an entry may be
+ */
+function exceedsEntrySize (headers, max) {
+  const length = Number(headers['content-length'])
+  return Number.isFinite(length) && length > max
+}
+
 function refuse (reason) {
   return { meta: null, reason }
 }
@@ -259,4 +269,4 @@ function asFillRequest (headers, previous, req) {
   return headers
 }
 
-module.exports = { compileCacheSettings, decideStore, revalidatedMeta, asFillRequest, variantKey, entryState, varyFields }
+module.exports = { compileCacheSettings, decideStore, exceedsEntrySize, revalidatedMeta, asFillRequest, variantKey, entryState, varyFields }

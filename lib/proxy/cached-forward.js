@@ -2,7 +2,7 @@
 
 const { ProxyExchange, startExchange, forward } = require('./forward')
 const { responseHeaders } = require('./headers')
-const { decideStore, entryState, asFillRequest, revalidatedMeta } = require('../cache/policy')
+const { decideStore, exceedsEntrySize, entryState, asFillRequest, revalidatedMeta } = require('../cache/policy')
 const { serveEntry } = require('../cache/answer')
 const { refreshInBackground } = require('./background-refresh')
 
@@ -117,7 +117,9 @@ class CachingExchange extends ProxyExchange {
     const { req, route } = this
     const fields = responseHeaders(headers, route)
     delete fields.via
-    const decision = decideStore({ method: 'GET', url: req.url, headers: req.headers }, { status, headers: fields }, route.cache, Date.now())
+    const decision = exceedsEntrySize(fields, this.env.cacheSettings.maxEntrySize)
+      ? { meta: null }
+      : decideStore({ method: 'GET', url: req.url, headers: req.headers }, { status, headers: fields }, route.cache, Date.now())
     if (decision.meta === null) {
       this.endFill()
       return

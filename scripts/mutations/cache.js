@@ -152,5 +152,13 @@ module.exports = [
     find: '  const verdict = await cache.fill(found.key)\n',
     replace: "  const verdict = 'fill'\n",
     tests: [APP]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/policy.js',
+    what: 'an answer whose Content-Length is over maxEntrySize said to be stored',
+    find: '  return Number.isFinite(length) && length > max\n',
+    replace: '  return false\n',
+    tests: [VALIDATION]
   }
 ]

@@ -42,15 +42,15 @@ async function documentUpstream (t, { cacheControl = 'max-age=1' } = {}) {
         res.end(body.slice(Number(range[1]), Number(range[2]) + 1))
         return
       }
-      res.writeHead(200, fields)
+      res.writeHead(200, { ...fields, 'Content-Length': Buffer.byteLength(body) })
       res.end(body)
     }
   })
   return doc
 }
 
-async function cachedSvr (t, doc, cache = {}) {
-  const site = await makeSite(t, { workers: 2, stateDirectory: 'state', metricsPath: '/metrics', proxy: [{ path: '/doc', upstreams: [doc.upstream.origin], cache }] })
+async function cachedSvr (t, doc, cache = {}, config = {}) {
+  const site = await makeSite(t, { workers: 2, stateDirectory: 'state', metricsPath: '/metrics', proxy: [{ path: '/doc', upstreams: [doc.upstream.origin], cache }], ...config })
   return startSvr(t, site.configFile)
 }
 
@@ -163,5 +163,18 @@ describe('response cache: validators, ranges and stand-ins', () => {
     await sleep(1100)
     const res = await request(svr.port, '/doc/m')
     assert.deepEqual([res.status, res.body], [502, 'upstream failure'])
+  })
+
+  it('says an answer over maxEntrySize by its Content-Length is not stored, and fetches it each time', async (t) => {
+    const doc = await documentUpstream(t, { cacheControl: 'max-age=60' })
+    const svr = await cachedSvr(t, doc, {}, { responseCache: { maxEntrySize: 20 } })
+    const statuses = []
+    for (let i = 0; i < 2; i++) {
+      const res = await request(svr.port, '/doc/big')
+      statuses.push([res.body.length, res.headers['cache-status']])
+      await stored()
+    }
+    assert.deepEqual(statuses, [[38, 'svr; fwd=miss'], [38, 'svr; fwd=miss']])
+    assert.equal(doc.seen.length, 2)
   })
 })
