@@ -9,7 +9,8 @@ const { PrimaryCounters } = require('../metrics/primary')
 const { CertificateManager } = require('../acme/manager')
 const { tlsSessionServices } = require('../tls/session-cache')
 const { proxyHealthServices } = require('../proxy/health-service')
-const { rateLimitServices } = require('../traffic/shared-buckets')
+const { rateLimitServices, SharedBuckets } = require('../traffic/shared-buckets')
+const { FleetBuckets } = require('../traffic/fleet-buckets')
 const { CacheCoordinator } = require('../cache/service')
 
 /**
@@ -35,6 +36,8 @@ class Coordinator {
     this.storeSettings = undefined
     // Automatic HTTPS: certificates for the workers, answers to challenges.
     this.acme = new CertificateManager(this)
+    // rateLimits: every worker's admissions, per rule and key.
+    this.rateBuckets = new SharedBuckets()
     // The response cache: one fill per key, the byte budget.
     this.cache = new CacheCoordinator(this)
     // The one table of cluster-wide services: act -> service(msg, from).
@@ -45,7 +48,7 @@ class Coordinator {
       ...this.acme.services(),
       ...tlsSessionServices(this),
       ...proxyHealthServices(this),
-      ...rateLimitServices(),
+      ...rateLimitServices(this.rateBuckets),
       ...this.cache.services()
     }
     this.table = serve(this.services)
@@ -53,12 +56,13 @@ class Coordinator {
 
   /**
    * Share what the fleet must share through its store (`store`): from now
-   * on the login throttle counts in it.
+   * on the login throttle counts in it, and rate limits fill its buckets.
    * @param {import('../store/fleet-store').FleetStore} store
    */
   useStore (store) {
     this.store = store
     this.throttle = new FleetThrottle(store, throttleOptions(this))
+    this.rateBuckets.share((apply) => new FleetBuckets(store, apply))
   }
 
   /**

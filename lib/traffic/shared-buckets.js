@@ -17,6 +17,25 @@ const ACTIVE_TTL_MS = 1000
 class SharedBuckets {
   constructor () {
     this.rules = new Map()
+    // The fleet's buckets in the store (share), null without one.
+    this.fleet = null
+  }
+
+  /**
+   * Fill the fleet's buckets too: every key a worker reports goes to the
+   * store, and the fleet's TAT and requests in progress come back into
+   * this instance's answers.
+   * @param {(apply: Function) => import('./fleet-buckets').FleetBuckets} makeFleet
+   */
+  share (makeFleet) {
+    this.fleet = makeFleet((ruleId, key, tat, others) => this.fromFleet(ruleId, key, tat, others))
+  }
+
+  fromFleet (ruleId, key, tat, others) {
+    const entry = this.rules.get(ruleId)?.get(key)
+    if (entry === undefined) return
+    if (tat > entry.tat) entry.tat = tat
+    entry.fleetActive = others
   }
 
   /**
@@ -48,7 +67,8 @@ class SharedBuckets {
     rule.keys.forEach((key, i) => {
       let entry = keys.get(key)
       if (entry === undefined) {
-        entry = { tat: 0, active: new Map() }
+        // fleetActive: requests in progress on the other instances.
+        entry = { tat: 0, active: new Map(), fleetActive: 0 }
         keys.set(key, entry)
       }
       const count = rule.counts[i]
@@ -59,8 +79,13 @@ class SharedBuckets {
       const active = rule.active[i]
       if (Number.isInteger(active) && active > 0) entry.active.set(from, { count: active, at: now })
       else entry.active.delete(from)
+      const othersHere = othersActive(entry, from, now)
+      if (this.fleet !== null) {
+        const admitted = rule.interval > 0 && Number.isInteger(count) && count > 0 ? count : 0
+        this.fleet.note(rule.id, key, rule.interval, admitted, since, othersHere + (active > 0 ? active : 0))
+      }
       tats.push(entry.tat)
-      others.push(othersActive(entry, from, now))
+      others.push(othersHere + entry.fleetActive)
     })
     return { tats, others }
   }
@@ -77,10 +102,10 @@ function othersActive (entry, from, now) {
 
 /**
  * Coordinator services of `rateLimits`.
+ * @param {SharedBuckets} buckets the coordinator's
  * @returns {Object<string, Function>}
  */
-function rateLimitServices () {
-  const buckets = new SharedBuckets()
+function rateLimitServices (buckets) {
   return { 'rate-sync': (msg, from) => buckets.report(msg, from) }
 }
 

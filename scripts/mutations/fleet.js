@@ -44,5 +44,21 @@ module.exports = [
     find: '      else multi.srem(SET_KEY, entry)\n',
     replace: '',
     tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/primary/coordinator.js',
+    what: 'rate limits stay per instance with a store configured',
+    find: '    this.rateBuckets.share((apply) => new FleetBuckets(store, apply))\n',
+    replace: '',
+    tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/traffic/shared-buckets.js',
+    what: 'the fleet\'s TAT read but never applied to this instance\'s buckets',
+    find: '    if (tat > entry.tat) entry.tat = tat\n',
+    replace: '',
+    tests: [STORE]
   }
 ]

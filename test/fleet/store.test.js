@@ -10,6 +10,7 @@ const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
 const path = require('node:path')
 const { setTimeout: sleep } = require('node:timers/promises')
+const http = require('node:http')
 const { makeSite, startSvr } = require('../helpers/server')
 const { startSvrOnTty } = require('../helpers/tty')
 const { request } = require('../helpers/http')
@@ -124,5 +125,30 @@ describe('the fleet\'s store', { skip: skipWithout('redis-server', 'script') }, 
     for (let i = 0; i < 3; i++) after.push((await login(port, '203.0.113.9', 'again' + i)).status)
     assert.deepEqual(after, [401, 401, 429])
     assert.equal(svr.output.match(/not reachable/g).length, 1)
+  })
+
+  it('admits a rate limit\'s rate over the fleet: 3x the limit spread over two instances, 10 s', async (t) => {
+    requireTools(t, 'redis-server')
+    const redis = await startRedis(t, { password: PASSWORD })
+    const limits = { workers: 2, rateLimits: [{ path: '/', rate: 20, burst: 5 }] }
+    const a = await instance(t, redis, limits)
+    const b = await instance(t, redis, limits)
+    // 8 keep-alive connections, half to each instance, asking 60 a second together.
+    const agents = Array.from({ length: 8 }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }))
+    t.after(() => agents.forEach((agent) => agent.destroy()))
+    const end = Date.now() + 10000
+    const counts = { admitted: 0, refused: 0 }
+    await Promise.all(agents.map(async (agent, i) => {
+      await sleep(i * 16)
+      while (Date.now() < end) {
+        const started = Date.now()
+        const res = await request(i % 2 === 0 ? a.port : b.port, '/', { agent })
+        counts[res.status === 429 ? 'refused' : 'admitted']++
+        await sleep(Math.max(0, 133 - (Date.now() - started)))
+      }
+    }))
+    // 20 a second for 10 s, within 10 % (each instance alone would admit 200).
+    assert.ok(counts.admitted >= 180 && counts.admitted <= 220, counts.admitted + ' admitted')
+    assert.ok(counts.refused > 300, counts.refused + ' refused')
   })
 })
