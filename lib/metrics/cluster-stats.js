@@ -17,18 +17,27 @@ const QUERY_TIMEOUT_MS = 2000
  *   `primary`: worker restarts and reloads (lib/metrics/primary.js), null when unknown;
  *   `complete`: false when the coordinator did not answer and only this
  *   worker's counters are shown; `stats` is null for a worker that did not answer;
- *   `certificates`: the names of automatic HTTPS (lib/acme/manager.js summary)
+ *   `certificates`: the names of automatic HTTPS (lib/acme/manager.js summary);
+ *   `fleet`: the instances sharing the store (lib/store/fleet-view.js summary), null without one
  */
 function collectStats (runtime) {
   return runtime.coordinator.request('stats-query', {}, { timeout: QUERY_TIMEOUT_MS }).then(
-    (reply) => ({ started: reply.started, complete: true, primary: reply.primary || null, workers: reply.workers, certificates: reply.certificates || [] }),
+    (reply) => ({
+      started: reply.started,
+      complete: true,
+      primary: reply.primary || null,
+      workers: reply.workers,
+      certificates: reply.certificates || [],
+      fleet: reply.fleet || null
+    }),
     async () => ({
       started: processStart(),
       complete: false,
       // Without an answer from the coordinator its counters are unknown.
       primary: null,
       workers: [{ slot: runtime.slot, pid: process.pid, stats: await fullSnapshot(runtime) }],
-      certificates: []
+      certificates: [],
+      fleet: null
     }))
 }
 
@@ -63,7 +72,8 @@ function statsServices (coordinator) {
       started,
       primary: coordinator.counters.snapshot(),
       workers: await coordinator.askEvery('stats-collect', COLLECT_DEADLINE_MS),
-      certificates: coordinator.acme.summary()
+      certificates: coordinator.acme.summary(),
+      fleet: coordinator.fleet === null ? null : coordinator.fleet.summary()
     })
   }
 }

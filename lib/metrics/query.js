@@ -32,7 +32,7 @@ function metricsServices (coordinator) {
       const rows = await coordinator.askEvery('metrics-collect', COLLECT_DEADLINE_MS)
       // The worker of --single-threaded has no slot number.
       return renderMetrics(rows.map((row) => ({ slot: row.slot === null ? 'single' : row.slot, stats: row.stats })), coordinator.counters,
-        [...coordinator.acme.metrics(), ...storeMetrics(coordinator.store)])
+        [...coordinator.acme.metrics(), ...storeMetrics(coordinator.store, coordinator.fleet)])
     }
   }
 }

@@ -11,6 +11,7 @@ const { tlsSessionServices } = require('../tls/session-cache')
 const { proxyHealthServices } = require('../proxy/health-service')
 const { rateLimitServices, SharedBuckets } = require('../traffic/shared-buckets')
 const { FleetBuckets } = require('../traffic/fleet-buckets')
+const { FleetView } = require('../store/fleet-view')
 const { CacheCoordinator } = require('../cache/service')
 
 /**
@@ -34,6 +35,8 @@ class Coordinator {
     // settings as started with: a reload does not reconnect.
     this.store = null
     this.storeSettings = undefined
+    // The fleet's instances as the store knows them (useStore).
+    this.fleet = null
     // Automatic HTTPS: certificates for the workers, answers to challenges.
     this.acme = new CertificateManager(this)
     // rateLimits: every worker's admissions, per rule and key.
@@ -63,6 +66,7 @@ class Coordinator {
     this.store = store
     this.throttle = new FleetThrottle(store, throttleOptions(this))
     this.rateBuckets.share((apply) => new FleetBuckets(store, apply))
+    this.fleet = new FleetView(store)
   }
 
   /**

@@ -60,5 +60,13 @@ module.exports = [
     find: '    if (tat > entry.tat) entry.tat = tat\n',
     replace: '',
     tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/store/fleet-view.js',
+    what: 'the fleet view keeps only the instances seen before this one started',
+    find: "      const seen = await client.zrangebyscore(MEMBERS_KEY, now - GONE_MS, '+inf', 'WITHSCORES')",
+    replace: "      const seen = await client.zrangebyscore(MEMBERS_KEY, now - GONE_MS, this.started, 'WITHSCORES')",
+    tests: [STORE]
   }
 ]

@@ -32,6 +32,7 @@ async function instance (t, redis, config = {}, { tty = false } = {}) {
     port: '127.0.0.1:' + port,
     workers: 1,
     metricsPath: '/metrics',
+    allowStatus: true,
     enableIPSpoofing: true,
     trustedProxies: ['127.0.0.1'],
     users: [userRecord('alice', 'alice-pw'), userRecord('bob', 'bob-pw')],
@@ -76,6 +77,13 @@ describe('the fleet\'s store', { skip: skipWithout('redis-server', 'script') }, 
     // The secret is not in what svr printed.
     assert.equal(a.svr.output.includes(PASSWORD), false)
     assert.match((await request(a.port, '/metrics')).body, /\nsvr_store_up 1\n/)
+    // Each sees both in the fleet (heartbeats every 5 s), on the status page and in the metrics.
+    await waitUntil(async () => /\nsvr_fleet_instances 2\n/.test((await request(a.port, '/metrics')).body), 'A sees two instances', 12000)
+    const version = require('../../package.json').version
+    const status = (await request(b.port, '/svrjsstatus.svr')).body
+    const rows = [...status.matchAll(/<tr( class="self")?><td>([^<]+)<\/td><td>([^<]+)<\/td>/g)].filter((row) => row[3] === version)
+    assert.deepEqual(rows.map((row) => [Boolean(row[1]), row[2].endsWith(' (this one)')]).sort(), [[false, false], [true, true]])
+    assert.equal(status.includes(PASSWORD), false)
   })
 
   it('applies a block made on one instance on the other within a second, and both ways', async (t) => {

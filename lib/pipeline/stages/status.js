@@ -99,7 +99,7 @@ function renderPage (page, req, result) {
     '</dl><h2>Workers</h2><table><thead><tr><th>Slot</th><th>PID</th><th>Requests</th><th>4xx</th><th>5xx</th>' +
     '<th>RSS</th><th>CPU time</th><th>CPU</th><th>Uptime</th><th>Connections</th><th>Bytes sent</th></tr></thead><tbody>' +
     result.workers.map((worker) => workerRow(worker, now)).join('') +
-    '</tbody></table>' + certificateTable(result.certificates || [], now) + renderUpstreams(result.workers) + '<footer><em>' + escapeHtml(page.serverString) + '</em></footer></body></html>\n'
+    '</tbody></table>' + certificateTable(result.certificates || [], now) + fleetTable(result.fleet || null, now) + renderUpstreams(result.workers) + '<footer><em>' + escapeHtml(page.serverString) + '</em></footer></body></html>\n'
 }
 
 // Automatic HTTPS: one row per name, with the CA's last error while
@@ -112,6 +112,18 @@ function certificateTable (certificates, now) {
       (row.notAfter === null ? 'none yet' : new Date(row.notAfter).toISOString() + ' (in ' + formatDuration(row.notAfter - now) + ')') +
       '</td><td>' + row.failures + '</td><td>' + (row.lastError === null ? '-' : escapeHtml(row.lastError)) + '</td><td>' +
       (row.nextCheck === null ? '-' : 'in ' + formatDuration(Math.max(0, row.nextCheck - now))) + '</td></tr>').join('') +
+    '</tbody></table>'
+}
+
+// The instances sharing the store, as the primary last read them.
+function fleetTable (fleet, now) {
+  if (fleet === null) return ''
+  const state = fleet.up ? '' : '<p class="missing">The store is not reachable: this instance acts on its own; the list is as last read' +
+    (fleet.readAt === 0 ? ' (never)' : ' ' + formatDuration(now - fleet.readAt) + ' ago') + '.</p>'
+  return '<h2>Fleet (store)</h2>' + state + '<table id="fleet"><thead><tr><th>Instance</th><th>Version</th><th>Started</th><th>Last seen</th></tr></thead><tbody>' +
+    fleet.members.map((member) => '<tr' + (member.instance === fleet.self ? ' class="self"' : '') + '><td>' + escapeHtml(member.instance) +
+      (member.instance === fleet.self ? ' (this one)' : '') + '</td><td>' + escapeHtml(member.version) + '</td><td>' +
+      (member.started === 0 ? '-' : new Date(member.started).toISOString()) + '</td><td>' + formatDuration(Math.max(0, now - member.seen)) + ' ago</td></tr>').join('') +
     '</tbody></table>'
 }
 
