@@ -10,6 +10,7 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { loadConfig } = require('../../lib/primary/options')
+const { removeDir } = require('../helpers/server')
 const { requireTools } = require('../helpers/tools')
 
 const ROOT = path.join(__dirname, '..', '..')
@@ -26,7 +27,7 @@ function run (file, args) {
 
 async function tempDir (t) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-deploy-'))
-  t.after(() => fs.rm(dir, { recursive: true, force: true }))
+  t.after(() => removeDir(dir))
   return dir
 }
 

@@ -4,6 +4,7 @@ const { spawn } = require('node:child_process')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
+const { removeDir } = require('./server')
 const { GO_TOOLS, goModuleDir, which, freePorts } = require('./tools')
 
 // The module whose test/ directory holds Pebble's TLS certificate and CA.
@@ -23,7 +24,7 @@ const START_TIMEOUT_MS = 10000
  */
 async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 3600, blocked = [] } = {}) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-pebble-'))
-  t.after(() => fs.rm(dir, { recursive: true, force: true }))
+  t.after(() => removeDir(dir))
   const testData = path.join(goModuleDir(PEBBLE_MODULE), 'test')
   const [acme, management, dnsPort, dnsManagement] = await freePorts(4)
   const ports = { acme, management, dns: dnsPort, dnsManagement }

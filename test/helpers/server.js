@@ -13,6 +13,21 @@ const GRACEFUL_STOP_MS = 3000
 const LISTENING = /listening on (?:(https?):\/\/(\[[^\]]+\]|[^:\s]+):(\d+)|unix:(\S+))/
 
 /**
+ * Remove a test's directory, never failing: after hooks run in the order
+ * they were registered and one that throws skips the rest, so a failure
+ * here (a server started later still writing into it: ENOTEMPTY) would
+ * leave that server running and the test file hanging until its timeout.
+ * @param {string} dir
+ */
+async function removeDir (dir) {
+  try {
+    await fs.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
+  } catch (err) {
+    process.stderr.write('could not remove ' + dir + ': ' + err.message + '\n')
+  }
+}
+
+/**
  * Make a temporary directory with a webroot and a config file.
  * @param {object} t node:test context (cleans up after the test)
  * @param {object} [config] merged over the test defaults
@@ -21,7 +36,7 @@ const LISTENING = /listening on (?:(https?):\/\/(\[[^\]]+\]|[^:\s]+):(\d+)|unix:
  */
 async function makeSite (t, config = {}, files = { 'index.html': '<h1>test index</h1>\n' }) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-test-'))
-  t.after(() => fs.rm(dir, { recursive: true, force: true }))
+  t.after(() => removeDir(dir))
   const webroot = path.join(dir, 'webroot')
   await fs.mkdir(webroot)
   for (const [name, content] of Object.entries(files)) {
@@ -135,7 +150,7 @@ async function startSvr (t, configFile, opts = {}) {
   const server = new SvrProcess(child)
   t.after(() => {
     // What svr logged explains most failures seen only under load.
-    if (!t.passed) process.stderr.write(outputTail(t.name, server.output))
+    if (t.passed === false) process.stderr.write(outputTail(t.name, server.output))
     return server.kill()
   })
   const match = await server.waitFor(LISTENING, opts.timeout || 15000)
@@ -163,7 +178,7 @@ async function svrForNobody (t) {
   const probes = [SVR, path.join(ROOT, 'lib', 'primary', 'main.js'), require.resolve('ajv/package.json', { paths: [ROOT] })]
   if (await nobodyReads(probes)) return SVR
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-code-'))
-  t.after(() => fs.rm(dir, { recursive: true, force: true }))
+  t.after(() => removeDir(dir))
   for (const name of ['svr.js', 'package.json', 'lib']) await fs.cp(path.join(ROOT, name), path.join(dir, name), { recursive: true })
   for (const pkg of await productionPackages()) {
     await fs.cp(pkg, path.join(dir, path.relative(ROOT, pkg)), { recursive: true, verbatimSymlinks: true })
@@ -304,4 +319,4 @@ class SvrProcess {
   }
 }
 
-module.exports = { makeSite, runSvr, startSvr, svrForNobody, SvrProcess, SVR }
+module.exports = { makeSite, removeDir, runSvr, startSvr, svrForNobody, SvrProcess, SVR }

@@ -15,7 +15,7 @@ const fs = require('node:fs/promises')
 const http = require('node:http')
 const os = require('node:os')
 const path = require('node:path')
-const { makeSite, startSvr } = require('../helpers/server')
+const { makeSite, startSvr, removeDir } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
 const { freePort, missingTools, requireTools } = require('../helpers/tools')
 
@@ -147,7 +147,7 @@ describe('behind nginx as load balancer', () => {
       svrs.push({ site, svr: await startSvr(scope, site.configFile) })
     }
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-nginx-'))
-    scope.after(() => fs.rm(dir, { recursive: true, force: true }))
+    scope.after(() => removeDir(dir))
     nginxPort = await freePort()
     await startNginx(scope, dir, await nginxConfig(dir, nginxPort, svrs.map(({ svr }) => svr.port)))
     const up = await waitUntil(async () => (await get(nginxPort, '/who', false)).status === 200)
