@@ -68,5 +68,13 @@ module.exports = [
     find: "      const seen = await client.zrangebyscore(MEMBERS_KEY, now - GONE_MS, '+inf', 'WITHSCORES')",
     replace: "      const seen = await client.zrangebyscore(MEMBERS_KEY, now - GONE_MS, this.started, 'WITHSCORES')",
     tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/store/fleet-store.js',
+    what: 'commands to a store that does not answer wait for it (no command timeout)',
+    find: '    commandTimeout: settings.commandTimeout,\n',
+    replace: '',
+    tests: [STORE]
   }
 ]

@@ -159,4 +159,50 @@ describe('the fleet\'s store', { skip: skipWithout('redis-server', 'script') }, 
     assert.ok(counts.admitted >= 180 && counts.admitted <= 220, counts.admitted + ' admitted')
     assert.ok(counts.refused > 300, counts.refused + ' refused')
   })
+
+  it('loses no request while the store is paused or killed, and bounds logins by commandTimeout', async (t) => {
+    requireTools(t, 'redis-server')
+    const redis = await startRedis(t, { password: PASSWORD })
+    // A command timeout well below the 1 s a worker waits for its primary.
+    const { svr, port } = await instance(t, redis, { workers: 2, store: { url: redis.url, passwordFile: 'store-password', commandTimeout: 200 } })
+    const agents = Array.from({ length: 4 }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }))
+    t.after(() => agents.forEach((agent) => agent.destroy()))
+    const results = { statuses: new Map(), errors: [], slowestLogin: 0 }
+    let running = true
+    let guesses = 0
+    const loops = agents.map(async (agent, i) => {
+      while (running) {
+        const loginRequest = i % 2 === 0
+        const started = Date.now()
+        try {
+          // A wrong password from a new address each time: every one is
+          // counted in the store (a right one is remembered by the worker),
+          // and none is locked.
+          const from = '10.' + (++guesses >> 16 & 255) + '.' + (guesses >> 8 & 255) + '.' + (guesses & 255)
+          const res = loginRequest
+            ? await request(port, '/secret/file.txt', { agent, headers: { authorization: basic('alice', 'wrong'), 'x-forwarded-for': from } })
+            : await request(port, '/', { agent })
+          results.statuses.set(res.status, (results.statuses.get(res.status) || 0) + 1)
+          if (loginRequest) results.slowestLogin = Math.max(results.slowestLogin, Date.now() - started)
+        } catch (err) {
+          results.errors.push(err.code || err.message)
+        }
+      }
+    })
+    await sleep(500)
+    // Every command waits 3 s: logins go on without the store after 200 ms.
+    await redis.command(['AUTH ' + PASSWORD, 'CLIENT PAUSE 3000 ALL'])
+    await sleep(3500)
+    await redis.stop()
+    await svr.waitFor(/store redis:\/\/127\.0\.0\.1:\d+ lost/)
+    await sleep(1000)
+    await redis.start()
+    await svr.waitFor(/store redis:\/\/127\.0\.0\.1:\d+ is back after \d+ s/, 15000)
+    await sleep(500)
+    running = false
+    await Promise.all(loops)
+    assert.deepEqual(results.errors, [])
+    assert.deepEqual([...results.statuses.keys()].sort(), [200, 401])
+    assert.ok(results.slowestLogin < 800, 'slowest login ' + results.slowestLogin + ' ms')
+  })
 })
