@@ -186,6 +186,18 @@ class Supervisor {
     return this.reloads.request()
   }
 
+  /**
+   * TLS session ticket keys for every worker, the running ones and those
+   * started later (the fleet's, lib/tls/fleet-ticket-keys.js).
+   * @param {string} keys base64
+   */
+  useTicketKeys (keys) {
+    const withKeys = (options) => Object.freeze({ ...options, ticketKeys: keys, tls: options.tls === null ? null : { ...options.tls, ticketKeys: keys } })
+    this.options = withKeys(this.options)
+    for (const slot of this.slots) if (slot.options) slot.options = withKeys(slot.options)
+    this.broadcast('ticket-keys', { keys })
+  }
+
   stop (signal) {
     if (this.phase === 'stopping') {
       if (signal === 'SIGINT') this.force('second SIGINT')

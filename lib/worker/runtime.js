@@ -48,8 +48,10 @@ class Runtime {
     this.proxy = new ProxyUpstreams()
     // The buckets of `rateLimits` (lib/traffic/limiter.js), made by its stage.
     this.rateLimiter = null
-    // The response cache of proxy routes (lib/cache/worker-cache.js), made by the proxy stage.
+    // The response cache (lib/cache/worker-cache.js), made with each pipeline.
     this.responseCache = null
+    // The fleet's TLS session ticket keys once the primary sent them (useTicketKeys).
+    this.ticketKeys = null
     // The servers whose connections the status page and metrics count.
     this.servers = null
     // The certificates automatic HTTPS hands this worker (lib/acme/).
@@ -115,6 +117,22 @@ class Runtime {
   }
 
   /**
+   * The fleet's TLS session ticket keys (lib/tls/fleet-ticket-keys.js): the
+   * secure server takes them now, or when it is made. Only the server's own
+   * context matters: OpenSSL encrypts and decrypts tickets with the context
+   * a handshake began on, also when SNI then picks another certificate.
+   * @param {string} keys base64, 48 bytes
+   */
+  useTicketKeys (keys) {
+    if (typeof keys !== 'string') return
+    const buffer = Buffer.from(keys, 'base64')
+    if (buffer.length !== 48) return
+    this.ticketKeys = buffer
+    const main = this.servers === null ? null : this.servers.main
+    if (main !== null && typeof main.setTicketKeys === 'function') main.setTicketKeys(buffer)
+  }
+
+  /**
    * What this worker answers the coordinator (see lib/ipc.js serve).
    * @returns {Object<string, (msg: object) => *>}
    */
@@ -127,7 +145,8 @@ class Runtime {
       'acme-install': (msg) => this.certificates.install(msg),
       'acme-alpn': (msg) => this.certificates.challenge(msg),
       'proxy-health': (msg) => this.proxy.setVerdicts(msg.verdicts),
-      'cache-drop': (msg) => { if (this.responseCache !== null && Array.isArray(msg.keys)) this.responseCache.drop(msg.keys) }
+      'cache-drop': (msg) => { if (this.responseCache !== null && Array.isArray(msg.keys)) this.responseCache.drop(msg.keys) },
+      'ticket-keys': (msg) => this.useTicketKeys(msg.keys)
     }
   }
 }

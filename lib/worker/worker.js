@@ -106,6 +106,8 @@ async function boot (options, state) {
     enterWebroot(options.config)
     servers = createServers(options, runtime)
     runtime.servers = servers
+    // Keys that came while the servers were made.
+    if (runtime.ticketKeys !== null) runtime.useTicketKeys(runtime.ticketKeys.toString('base64'))
   } catch (err) {
     reportBootError(state, err, err.message)
     return

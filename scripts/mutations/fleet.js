@@ -3,6 +3,7 @@
 // Mutations of the area 'fleet' (see scripts/mutations.js for the fields).
 
 const STORE = 'test/fleet/store.test.js'
+const TICKETS = 'test/fleet/tickets.test.js'
 
 module.exports = [
   {
@@ -76,5 +77,21 @@ module.exports = [
     find: '    commandTimeout: settings.commandTimeout,\n',
     replace: '',
     tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/worker/runtime.js',
+    what: 'a worker keeps its own ticket keys when the fleet\'s come',
+    find: "    if (main !== null && typeof main.setTicketKeys === 'function') main.setTicketKeys(buffer)\n",
+    replace: '',
+    tests: [TICKETS]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/tls/fleet-ticket-keys.js',
+    what: 'every instance makes its own keys for the period (SET without NX)',
+    find: "PERIOD_MS * 2, 'NX')",
+    replace: 'PERIOD_MS * 2)',
+    tests: [TICKETS]
   }
 ]

@@ -1,0 +1,61 @@
+'use strict'
+
+const crypto = require('node:crypto')
+
+// The fleet's ticket keys change this often: a ticket is accepted by every
+// instance until its period ends (a client then makes one full handshake).
+const PERIOD_MS = 12 * 60 * 60 * 1000
+// How often an instance looks whether a new period's keys are out.
+const CHECK_MS = 60 * 1000
+
+/**
+ * TLS session ticket keys shared by the instances of a fleet through the
+ * store, so that a client that resumes its session on any instance does
+ * not need a full handshake. Keys belong to a period of PERIOD_MS: the
+ * first instance to need a period's keys makes them (SET NX), every other
+ * takes those. While the store is down an instance keeps the keys it has.
+ * Session tickets are encrypted with these keys: they are as secret as the
+ * certificates' keys, and the store holding them must be kept as private.
+ */
+class FleetTicketKeys {
+  /**
+   * @param {import('../store/fleet-store').FleetStore} store
+   * @param {(keys: string) => void} onKeys new keys (base64, 48 bytes) for every worker
+   * @param {{info: Function}} log
+   */
+  constructor (store, onKeys, log) {
+    this.store = store
+    this.onKeys = onKeys
+    this.log = log
+    this.current = null
+    this.timer = setInterval(() => this.check(), CHECK_MS)
+    this.timer.unref()
+    this.onUp = () => this.check()
+    store.on('up', this.onUp)
+    if (store.up) this.check()
+  }
+
+  async check () {
+    if (!this.store.up) return
+    const period = Math.floor(Date.now() / PERIOD_MS)
+    const key = 'tls:ticket-keys:' + period
+    try {
+      const { client } = this.store
+      await client.set(key, crypto.randomBytes(48).toString('base64'), 'PX', PERIOD_MS * 2, 'NX')
+      const keys = await client.get(key)
+      if (typeof keys !== 'string' || keys === this.current || Buffer.from(keys, 'base64').length !== 48) return
+      this.current = keys
+      this.log.info('TLS session tickets: the fleet\'s keys of this period, until ' + new Date((period + 1) * PERIOD_MS).toISOString())
+      this.onKeys(keys)
+    } catch {
+      // Down or slow: the keys in use stay; the next check tries again.
+    }
+  }
+
+  stop () {
+    clearInterval(this.timer)
+    this.store.off('up', this.onUp)
+  }
+}
+
+module.exports = { FleetTicketKeys, PERIOD_MS }

@@ -1,0 +1,83 @@
+'use strict'
+
+// TLS session tickets of a fleet: one instance's ticket resumes the session
+// on another when they share a store (the ticket keys are the fleet's).
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const tls = require('node:tls')
+const { makeSite, startSvr } = require('../helpers/server')
+const { makeCertificate } = require('../helpers/tls')
+const { freePort, skipWithout, requireTools } = require('../helpers/tools')
+const { startRedis } = require('../helpers/redis')
+
+const PASSWORD = 'ticket-store-' + crypto.randomBytes(4).toString('hex')
+
+/**
+ * One TLS connection with a request on it, offering `session`.
+ * @returns {Promise<{reused: boolean, session: Buffer}>}
+ */
+function connect (port, maxVersion, session) {
+  return new Promise((resolve, reject) => {
+    let ticket = null
+    const socket = tls.connect({
+      host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false, minVersion: maxVersion, maxVersion, session, ALPNProtocols: ['http/1.1']
+    }, () => socket.write('GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'))
+    socket.on('session', (data) => { ticket = data })
+    socket.resume()
+    socket.on('end', () => resolve({ reused: socket.isSessionReused(), session: ticket || socket.getSession() }))
+    socket.on('error', reject)
+    socket.setTimeout(10000, () => socket.destroy(new Error('no answer over TLS')))
+  })
+}
+
+async function secureInstance (t, redis, cert) {
+  const port = await freePort()
+  const site = await makeSite(t, {
+    workers: 2,
+    secure: true,
+    sport: '127.0.0.1:' + port,
+    disableNonEncryptedServer: true,
+    cert: cert.cert,
+    key: cert.key,
+    store: redis === null ? null : { url: redis.url, passwordFile: 'store-password' }
+  })
+  if (redis !== null) await fs.writeFile(path.join(site.dir, 'store-password'), redis.password + '\n')
+  const svr = await startSvr(t, site.configFile)
+  if (redis !== null) await svr.waitFor(/TLS session tickets: the fleet's keys of this period/)
+  return port
+}
+
+// Each instance's workers take the keys a moment after the primary logged them.
+async function resumedOn (port, maxVersion, session) {
+  for (let tries = 0; tries < 20; tries++) {
+    if ((await connect(port, maxVersion, session)).reused) return true
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return false
+}
+
+describe('TLS session tickets over a fleet', { skip: skipWithout('redis-server') }, () => {
+  it('resumes a session of one instance on the other, TLS 1.3 and 1.2, with a store; not without', async (t) => {
+    requireTools(t, 'redis-server')
+    const redis = await startRedis(t, { password: PASSWORD })
+    const dir = await fs.mkdtemp(path.join(require('node:os').tmpdir(), 'svr-cert-'))
+    t.after(() => fs.rm(dir, { recursive: true, force: true }))
+    const cert = await makeCertificate(dir, 'shared')
+    const a = await secureInstance(t, redis, cert)
+    const b = await secureInstance(t, redis, cert)
+    for (const version of ['TLSv1.3', 'TLSv1.2']) {
+      const first = await connect(a, version)
+      assert.equal(first.reused, false)
+      assert.equal(await resumedOn(b, version, first.session), true, version + ': A\'s ticket resumes on B')
+    }
+    // Two instances without a store: each has its own keys.
+    const c = await secureInstance(t, null, cert)
+    const d = await secureInstance(t, null, cert)
+    const alone = await connect(c, 'TLSv1.3')
+    assert.equal((await connect(d, 'TLSv1.3', alone.session)).reused, false)
+  })
+})
