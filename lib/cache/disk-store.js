@@ -9,6 +9,10 @@ const { createHash, randomBytes } = require('node:crypto')
 const LENGTH_BYTES = 4
 // A metadata part larger than this is a damaged file, not an entry.
 const MAX_META_BYTES = 1024 * 1024
+// A temporary file this old is a write that never finished (a worker
+// killed in the middle), not one under way.
+const STALE_TEMPORARY_MS = 60 * 1000
+const SUBDIRECTORY = /^[0-9a-f]{2}$/
 
 /**
  * The response cache's entries on disk, shared by every worker of the
@@ -80,6 +84,32 @@ class DiskStore {
   }
 
   /**
+   * Every entry on disk, least recently written first: what a primary that
+   * starts (or takes another directory) finds of earlier runs, for its
+   * byte budget. Damaged files and temporary ones of writes that never
+   * finished are removed.
+   * @returns {Promise<Array<{key: string, size: number}>>}
+   */
+  async scan () {
+    let subdirectories
+    try {
+      subdirectories = await fs.readdir(this.dir)
+    } catch (err) {
+      if (err.code === 'ENOENT') return []
+      throw err
+    }
+    const found = []
+    for (const sub of subdirectories) {
+      if (!SUBDIRECTORY.test(sub)) continue
+      for (const name of await fs.readdir(path.join(this.dir, sub))) {
+        const entry = await scanFile(path.join(this.dir, sub, name), name.endsWith('.tmp'))
+        if (entry !== null) found.push(entry)
+      }
+    }
+    return found.sort((a, b) => a.mtimeMs - b.mtimeMs).map(({ key, size }) => ({ key, size }))
+  }
+
+  /**
    * @param {string} key
    * @returns {Promise<boolean>} whether there was an entry
    */
@@ -92,6 +122,47 @@ class DiskStore {
       throw err
     }
   }
+}
+
+/**
+ * The key, size and time of one file of the store, read from its head
+ * only; null for a file that is no entry (removed when damaged, or a
+ * temporary one left by a write that never finished).
+ * @param {string} file
+ * @param {boolean} temporary
+ * @returns {Promise<{key: string, size: number, mtimeMs: number}|null>}
+ */
+async function scanFile (file, temporary) {
+  let handle
+  try {
+    handle = await fs.open(file, 'r')
+    const { size, mtimeMs } = await handle.stat()
+    if (temporary) {
+      if (Date.now() - mtimeMs > STALE_TEMPORARY_MS) await fs.rm(file, { force: true })
+      return null
+    }
+    const head = Buffer.alloc(LENGTH_BYTES)
+    await handle.read(head, 0, LENGTH_BYTES, 0)
+    const length = head.readUInt32BE(0)
+    if (size < LENGTH_BYTES || length > MAX_META_BYTES || LENGTH_BYTES + length > size) return damaged(file)
+    const metaBytes = Buffer.alloc(length)
+    await handle.read(metaBytes, 0, length, LENGTH_BYTES)
+    const parsed = JSON.parse(metaBytes.toString('utf8'))
+    if (parsed === null || typeof parsed.key !== 'string') return damaged(file)
+    return { key: parsed.key, size, mtimeMs }
+  } catch (err) {
+    // Gone meanwhile (replaced, evicted): nothing to count.
+    if (err.code === 'ENOENT') return null
+    if (err instanceof SyntaxError) return damaged(file)
+    throw err
+  } finally {
+    if (handle !== undefined) await handle.close()
+  }
+}
+
+async function damaged (file) {
+  await fs.rm(file, { force: true })
+  return null
 }
 
 /**

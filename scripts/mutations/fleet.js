@@ -4,6 +4,7 @@
 
 const STORE = 'test/fleet/store.test.js'
 const TICKETS = 'test/fleet/tickets.test.js'
+const SENTINEL = 'test/fleet/sentinel.test.js'
 
 module.exports = [
   {
@@ -93,5 +94,13 @@ module.exports = [
     find: "PERIOD_MS * 2, 'NX')",
     replace: 'PERIOD_MS * 2)',
     tests: [TICKETS]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/store/fleet-store.js',
+    what: 'the store\'s primary taken from the URL, not asked of Sentinel',
+    find: '  if (settings.sentinels.length !== 0) {\n    options.sentinels',
+    replace: '  if (false) {\n    options.sentinels',
+    tests: [SENTINEL]
   }
 ]

@@ -1,8 +1,11 @@
 'use strict'
 
 const { spawn } = require('node:child_process')
+const fs = require('node:fs/promises')
 const net = require('node:net')
-const { which, freePort } = require('./tools')
+const os = require('node:os')
+const path = require('node:path')
+const { which, freePort, freePorts } = require('./tools')
 
 const START_TIMEOUT_MS = 10000
 
@@ -21,18 +24,60 @@ async function startRedis (t, opts = {}) {
   return server
 }
 
+/**
+ * A store Redis Sentinel watches: a primary, its replica and one sentinel
+ * (quorum 1) on loopback ports, that fails over a second after the
+ * primary stops answering. Everything is stopped after the test.
+ * @param {object} t node:test context
+ * @returns {Promise<{primary: RedisServer, replica: RedisServer, sentinel: RedisServer, masterName: string}>}
+ */
+async function startSentinelStore (t) {
+  const [primaryPort, replicaPort, sentinelPort] = await freePorts(3)
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-sentinel-'))
+  t.after(() => fs.rm(dir, { recursive: true, force: true }))
+  const primary = new RedisServer(primaryPort, null)
+  const replica = new RedisServer(replicaPort, null, ['--replicaof', '127.0.0.1', String(primaryPort)])
+  // Sentinel rewrites its configuration file as it learns: one of its own.
+  const configFile = path.join(dir, 'sentinel.conf')
+  await fs.writeFile(configFile, [
+    'port ' + sentinelPort,
+    'bind 127.0.0.1',
+    'sentinel monitor svr 127.0.0.1 ' + primaryPort + ' 1',
+    'sentinel down-after-milliseconds svr 1000',
+    'sentinel failover-timeout svr 5000',
+    ''
+  ].join('\n'))
+  const sentinel = new RedisServer(sentinelPort, null, [], { program: 'redis-sentinel', configFile })
+  for (const server of [sentinel, replica, primary]) t.after(() => server.stop())
+  await primary.start()
+  await replica.start()
+  await sentinel.start()
+  return { primary, replica, sentinel, masterName: 'svr' }
+}
+
 class RedisServer {
-  constructor (port, password) {
+  /**
+   * @param {number} port
+   * @param {string|null} password
+   * @param {string[]} [extra] more arguments
+   * @param {{program?: string, configFile?: string}} [opts] redis-sentinel with its configuration file
+   */
+  constructor (port, password, extra = [], opts = {}) {
     this.port = port
     this.password = password
+    this.extra = extra
+    this.program = opts.program || 'redis-server'
+    this.configFile = opts.configFile || null
     this.url = 'redis://127.0.0.1:' + port
     this.child = null
   }
 
   async start () {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes']
+    const args = this.configFile === null
+      ? ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', ...this.extra]
+      : [this.configFile]
     if (this.password !== null) args.push('--requirepass', this.password)
-    this.child = spawn(which('redis-server'), args, { stdio: 'ignore' })
+    this.child = spawn(which(this.program), args, { stdio: 'ignore' })
     const deadline = Date.now() + START_TIMEOUT_MS
     while (!(await this.answers())) {
       if (Date.now() > deadline) throw new Error('redis-server did not answer on port ' + this.port + ' within ' + START_TIMEOUT_MS + ' ms')
@@ -76,4 +121,4 @@ class RedisServer {
   }
 }
 
-module.exports = { startRedis }
+module.exports = { startRedis, startSentinelStore }

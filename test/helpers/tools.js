@@ -30,7 +30,8 @@ const TOOLS = {
   script: 'bsdutils',
   strace: 'strace',
   h2load: 'nghttp2-client',
-  'redis-server': 'redis-server'
+  'redis-server': 'redis-server',
+  'redis-sentinel': 'redis-sentinel'
 }
 
 /**

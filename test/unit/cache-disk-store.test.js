@@ -67,6 +67,33 @@ describe('the response cache on disk', () => {
     }
     await Promise.all(reads)
   })
+
+  it('should find every entry of an earlier run, oldest first, and clear what is no entry', async (t) => {
+    const cache = await store(t)
+    const sizes = {}
+    for (const [i, key] of ['GET a /old', 'GET a /middle', 'GET a /new'].entries()) {
+      sizes[key] = await cache.put(key, { n: i }, Buffer.alloc(100 * (i + 1)))
+      const time = new Date(Date.now() - (3 - i) * 60000)
+      await fs.utimes(cache.fileOf(key), time, time)
+    }
+    const damagedFile = cache.fileOf('GET a /damaged')
+    await fs.mkdir(path.dirname(damagedFile), { recursive: true })
+    await fs.writeFile(damagedFile, Buffer.from([0, 0, 0, 200, 1, 2]))
+    // A write that never finished, and one under way.
+    const dir = path.dirname(cache.fileOf('GET a /old'))
+    await fs.writeFile(path.join(dir, 'abandoned.1234.tmp'), 'x')
+    const old = new Date(Date.now() - 5 * 60000)
+    await fs.utimes(path.join(dir, 'abandoned.1234.tmp'), old, old)
+    await fs.writeFile(path.join(dir, 'writing.5678.tmp'), 'x')
+    assert.deepEqual(await cache.scan(), [
+      { key: 'GET a /old', size: sizes['GET a /old'] },
+      { key: 'GET a /middle', size: sizes['GET a /middle'] },
+      { key: 'GET a /new', size: sizes['GET a /new'] }
+    ])
+    await assert.rejects(fs.stat(damagedFile), { code: 'ENOENT' })
+    assert.deepEqual((await fs.readdir(dir)).filter((name) => name.endsWith('.tmp')), ['writing.5678.tmp'])
+    assert.deepEqual(await new DiskStore(path.join(path.dirname(cache.dir), 'none')).scan(), [])
+  })
 })
 
 async function fileSize (cache, key) {
