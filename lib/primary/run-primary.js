@@ -6,7 +6,7 @@ const { startConsole } = require('./console')
 const { consoleActions } = require('./console/actions')
 const { openFleetStore } = require('../store/fleet-store')
 const { SharedBlocklist } = require('../store/shared-blocklist')
-const { FleetTicketKeys } = require('../tls/fleet-ticket-keys')
+const { shareTicketKeys } = require('../tls/fleet-ticket-keys')
 
 /**
  * Run the primary: its Supervisor, the signals and the console that drive
@@ -34,8 +34,8 @@ async function runPrimary (options, args, output, prepared, launcher) {
   if (store !== null) {
     supervisor.coordinator.useStore(store)
     blocks.share(new SharedBlocklist(store, (entries) => blocks.adopt(entries), log))
-    // Kept for a reload that turns TLS on, too.
-    new FleetTicketKeys(store, (keys) => supervisor.useTicketKeys(keys), log) // eslint-disable-line no-new
+    // Also without TLS: a reload may turn it on.
+    shareTicketKeys(store, (keys) => supervisor.useTicketKeys(keys), log)
   }
   await supervisor.start()
   startConsole(consoleActions(supervisor, blocks))

@@ -222,6 +222,11 @@ class CachingExchange extends ProxyExchange {
     super.fail()
   }
 
+  abandon () {
+    super.abandon()
+    this.endFill()
+  }
+
   // The fill is over without an entry: the requests waiting for it go on.
   endFill () {
     if (!this.state.filling) return

@@ -9,12 +9,10 @@ const { hasBody, declaredLength, attemptBody, BODY_LIMIT } = require('./request-
 const { addStickyCookie } = require('./sticky-cookie')
 const { answerFailure } = require('./failure-answer')
 const { mustPause, endWithTrailers, cutResponse } = require('./response-end')
+const { startExchange, resumeUpstream, CLIENT_LEFT } = require('./exchange-start')
 
 // Methods a request may be sent twice with (RFC 9110 9.2.2), when it has no body.
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
-const kExchange = Symbol('svr.proxyExchange')
-// Why an exchange was aborted when the client's connection closed first.
-const CLIENT_LEFT = new Error('the client closed the connection')
 
 /**
  * Forward a request to an upstream of its route and stream the answer
@@ -38,17 +36,6 @@ function forward (req, res, ctx, route, env) {
     return
   }
   startExchange(new ProxyExchange(req, res, ctx, route, env, withBody, !withBody && IDEMPOTENT.has(req.method)))
-}
-
-/**
- * Send an exchange's request to its first upstream; the client's response
- * closing aborts what is still waiting for the upstream.
- * @param {ProxyExchange} exchange
- */
-function startExchange (exchange) {
-  exchange.res[kExchange] = exchange
-  exchange.res.on('close', onResponseClose)
-  exchange.attempt()
 }
 
 /**
@@ -253,6 +240,12 @@ class ProxyExchange {
     })
   }
 
+  // Never started: the client had gone already.
+  abandon () {
+    this.clientGone = true
+    this.done = true
+  }
+
   // No upstream answered (lib/proxy/failure-answer.js).
   fail () {
     this.done = true
@@ -275,26 +268,6 @@ class ProxyExchange {
     env.upstreams.report(member, !failed, seconds, route, env.log)
     if (failed) env.log.warn('request ' + ctx.requestId + ': upstream ' + member.upstream.name + ' broke off its response: ' + failureOf(err).reason)
   }
-}
-
-// The client's response closed: over, or the client went away. An
-// exchange still waiting for or reading the upstream's answer is aborted.
-function onResponseClose () {
-  const exchange = this[kExchange]
-  if (exchange.done) return
-  exchange.clientGone = true
-  if (exchange.queued) {
-    exchange.done = true
-    exchange.route.queue.remove(exchange)
-    return
-  }
-  if (exchange.answered) exchange.settle(CLIENT_LEFT)
-  if (exchange.controller !== null) exchange.controller.abort(CLIENT_LEFT)
-}
-
-function resumeUpstream () {
-  const exchange = this[kExchange]
-  if (!exchange.done) exchange.controller.resume()
 }
 
 module.exports = { forward, startExchange, ProxyExchange, IDEMPOTENT }

@@ -58,4 +58,15 @@ class FleetTicketKeys {
   }
 }
 
-module.exports = { FleetTicketKeys, PERIOD_MS }
+/**
+ * Keep the workers' ticket keys the fleet's from now on.
+ * @param {import('../store/fleet-store').FleetStore} store
+ * @param {(keys: string) => void} onKeys
+ * @param {{info: Function}} log
+ * @returns {FleetTicketKeys}
+ */
+function shareTicketKeys (store, onKeys, log) {
+  return new FleetTicketKeys(store, onKeys, log)
+}
+
+module.exports = { FleetTicketKeys, shareTicketKeys, PERIOD_MS }

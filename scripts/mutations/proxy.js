@@ -77,7 +77,7 @@ module.exports = [
   },
   {
     area: 'proxy',
-    file: 'lib/proxy/forward.js',
+    file: 'lib/proxy/exchange-start.js',
     what: 'a client that left the queue is still sent upstream',
     find: '    exchange.route.queue.remove(exchange)\n',
     replace: '',
@@ -183,7 +183,7 @@ module.exports = [
   // What counts against an upstream (forward.js, upstream.js, upstreams.js)
   {
     area: 'proxy',
-    file: 'lib/proxy/forward.js',
+    file: 'lib/proxy/exchange-start.js',
     what: 'a client that hangs up before the answer is not noted, and its aborted exchange counts against the upstream',
     find: '  exchange.clientGone = true\n',
     replace: '',
@@ -375,5 +375,13 @@ module.exports = [
     find: '(this.healthy ? this.check.fall : this.check.rise)',
     replace: '(this.healthy ? this.check.rise : this.check.fall)',
     tests: [NET]
+  },
+  {
+    area: 'proxy',
+    file: 'lib/proxy/exchange-start.js',
+    what: 'an exchange started for a client that already left holds its upstream connection for good',
+    find: '  if (clientGone(exchange.res)) {',
+    replace: '  if (false) {',
+    tests: [DAY_TWO]
   }
 ]

@@ -5,6 +5,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
 const http = require('node:http')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { makeSite, startSvr } = require('../helpers/server')
@@ -166,5 +167,26 @@ describe('proxy connection limits', () => {
     const after = await request(svr.port, '/after')
     assert.equal(after.status, 200)
     assert.deepEqual(upstream.hits, 2)
+  })
+
+  it('holds no connection for a client that left before its request reached the proxy', async (t) => {
+    const upstream = await startUpstream(t, { name: 'app', handler: echo })
+    // Basic auth with scrypt holds requests back before the proxy stage for
+    // a while: their clients can leave meanwhile.
+    const salt = crypto.randomBytes(16).toString('hex')
+    const alice = { name: 'alice', salt, scrypt: true, pass: crypto.scryptSync('alice-pw', salt, 64, { N: 16384, r: 8, p: 1 }).toString('hex') }
+    const svr = await proxied(t, { upstreams: [upstream.origin], maxConnections: 1, queueTimeout: 1000 },
+      { workers: 1, users: [alice], nonStandardCodes: [{ scode: 401, regex: '/^\\/protected/', disableBruteProtection: true }] })
+    const authorization = 'Basic ' + Buffer.from('alice:alice-pw').toString('base64')
+    const leaving = Array.from({ length: 6 }, (_, i) => {
+      const req = http.get({ host: '127.0.0.1', port: svr.port, path: '/protected/' + i, agent: false, headers: { authorization } })
+      req.on('error', () => {})
+      return req
+    })
+    await sleep(20)
+    for (const req of leaving) req.destroy()
+    await sleep(1500)
+    const after = await request(svr.port, '/after')
+    assert.deepEqual([after.status, after.status === 200 ? JSON.parse(after.body).url : after.body.slice(0, 40)], [200, '/after'])
   })
 })
