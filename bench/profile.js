@@ -26,20 +26,26 @@ const PROJECT_ROOT = path.join(__dirname, '..')
  * workload against nginx may name a Node baseline to profile instead
  * (`profileBaseline`: the bare proxy of the proxy row). A row against
  * another row of svr (`baselineWorkload`: the static file under a cache
- * hit) is compared with svr loaded as that row.
+ * hit) is compared with svr loaded as that row, with that row's config
+ * (`baselineConfigFile`: the rate limit without a store under the one with).
+ * @param {{configFile?: string, baselineConfigFile?: string}} opts the svr configs of a variant
+ *   row and of its baseline row; the site's own when undefined
  * @returns {Promise<{workload: object, svr: object, baseline: object|null, baselineName: string}>}
  */
-async function profileMissed ({ site, dir, tool, workload, baselineWorkload = null, plan = PLAN }) {
-  const startSvrWith = (nodeArgs) => startSvr(site, dir, { nodeArgs })
-  const svr = await profileTarget({ dir, tool, workload, plan, start: startSvrWith })
+async function profileMissed ({ site, dir, tool, workload, baselineWorkload = null, configFile, baselineConfigFile, plan = PLAN }) {
+  const svr = await profileTarget({ dir, tool, workload, plan, start: svrStarter(site, dir, configFile) })
   if (baselineWorkload !== null) {
-    const baseline = await profileTarget({ dir, tool, workload: baselineWorkload, plan, start: startSvrWith })
+    const baseline = await profileTarget({ dir, tool, workload: baselineWorkload, plan, start: svrStarter(site, dir, baselineConfigFile) })
     return { workload, svr, baseline, baselineName: 'svr ' + baselineWorkload.name }
   }
   const baselineName = workload.profileBaseline || workload.baseline
   const start = baselineStarter(site, dir, baselineName)
   const baseline = start === null ? null : await profileTarget({ dir, tool, workload, plan, start })
   return { workload, svr, baseline, baselineName }
+}
+
+function svrStarter (site, dir, configFile) {
+  return (nodeArgs) => startSvr(site, dir, { nodeArgs, configFile })
 }
 
 // How to start a baseline with node options, null for one that is not Node.
@@ -54,17 +60,17 @@ function baselineStarter (site, dir, name) {
 /**
  * `--profile NAME`: the categories and top functions of svr (with the
  * config of the workload's variant, if it has one), and of the Node
- * baseline its profile is compared with, if it names one, or of the same
- * svr loaded as the row it is measured against (`baselineWorkload`).
+ * baseline its profile is compared with, if it names one, or of the svr
+ * of the row it is measured against (`baselineWorkload`, with its config
+ * `baselineConfigFile`).
  * @returns {Promise<string>} markdown
  */
-async function profileWorkload ({ site, dir, tool, workload, baselineWorkload = null, configFile, seconds }) {
+async function profileWorkload ({ site, dir, tool, workload, baselineWorkload = null, configFile, baselineConfigFile, seconds }) {
   // A quick profile (2 s) checks the harness: no warm-up.
   const plan = { warmup: seconds < PLAN.seconds ? 0 : PLAN.warmup, seconds }
-  const startSvrWith = (nodeArgs) => startSvr(site, dir, { nodeArgs, configFile })
-  const svr = await profileTarget({ dir, tool, workload, plan, start: startSvrWith })
+  const svr = await profileTarget({ dir, tool, workload, plan, start: svrStarter(site, dir, configFile) })
   if (baselineWorkload !== null) {
-    const baseline = await profileTarget({ dir, tool, workload: baselineWorkload, plan, start: startSvrWith })
+    const baseline = await profileTarget({ dir, tool, workload: baselineWorkload, plan, start: svrStarter(site, dir, baselineConfigFile) })
     return renderProfile({ workload, svr, baseline, baselineName: 'svr ' + baselineWorkload.name })
   }
   const baselineName = workload.profileBaseline || null

@@ -10,10 +10,11 @@ const { warmupFact } = require('./load')
  * @param {object} run rows, startup, tool, plan, limits, machine;
  *   nginx: true (ran), false (not installed or did not start), null (not needed); caddy: its
  *   version (ran), false or null as nginx;
- *   variants: name → {label, config}; profiles: markdown sections; bounds: markdown or null
+ *   variants: name → {label, config, note?}; skipped: rows not measured, {workload, why};
+ *   profiles: markdown sections; bounds: markdown or null
  * @returns {string} markdown
  */
-function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, caddy = null, variants = {}, profiles = [], bounds = null }) {
+function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, caddy = null, variants = {}, skipped = [], profiles = [], bounds = null }) {
   const lines = [
     '# Benchmark results',
     '',
@@ -38,6 +39,7 @@ function renderResults ({ rows, startup, tool, plan, limits, machine, nginx, cad
     lines.push(`Rows ending in “— ${variants[name].label}”: ${note}.`, '')
   }
   for (const row of rows.filter((r) => r.workload.note)) lines.push(`Row “${row.workload.what}”: ${row.workload.note}.`, '')
+  for (const { workload, why } of skipped) lines.push(`Not measured: “${workload.what}” (\`${workload.name}\`): ${why}.`, '')
   if (used.includes('against')) lines.push(...renderAgainst(rows, variants.against), '')
   const errors = rows.filter((row) => row.svr.errors > 0 || (row.svr.non2xx > 0 && (row.workload.base || row.workload.name) !== '404'))
   if (errors.length > 0) {

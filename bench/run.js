@@ -11,11 +11,13 @@
 // workload. Timings never decide a test; they are reported here.
 //
 // Some rows are measured against a second svr with a config override (a
-// variant), to show what a setting costs; they have no target. --only NAME
-// also takes the variant rows of workload NAME. A row may instead have the
-// svr side of another row as its baseline (`baselineRow`): the same svr on
-// another path, measured in the rounds of that row when both are on the
-// list. A full run profiles every workload that misses its target
+// variant), to show what a setting costs; only one against another variant
+// has a target. --only NAME also takes the variant rows of workload NAME.
+// A row may instead have the svr side of another row as its baseline
+// (`baselineRow`): the same svr on another path (a cache hit against the
+// static file), or another variant's svr on the same path (a store against
+// none), measured in the rounds of that row when both are on the list. A
+// full run profiles every workload that misses its target
 // (bench/profile.js) and appends bench/bounds.md, the reading of those
 // profiles, when there is one.
 // BENCH_TOOL=autocannon uses autocannon even where wrk is installed.
@@ -34,7 +36,7 @@ const os = require('node:os')
 const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { createSite, createModProxySite } = require('./site')
-const { startSvr, startBare, startBareProxy, startUpstream, startNginx, startCaddy, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep } = require('./targets')
+const { startSvr, startBare, startBareProxy, startUpstream, startRedis, startNginx, startCaddy, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep } = require('./targets')
 const { loadWorkload, stopLoads, warmUp } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
@@ -43,6 +45,7 @@ const { renderCurvesSvg } = require('./plot')
 const { measureTls, renderTls, TLS_WORKLOADS, TLS_HEADING } = require('./tls')
 const { spliceSection, sectionOf } = require('./sections')
 const { expectCacheHits } = require('./cache-hit')
+const { expectStoreConnected } = require('./store-connected')
 
 const BOUNDS_FILE = path.join(__dirname, 'bounds.md')
 // Each target is loaded until its rate is steady before the measured rounds
@@ -105,7 +108,16 @@ const WORKLOADS = [
   }
 ]
 
-/** Config overrides a second svr runs with, for the rows that name them. */
+// A rate limit on every path that never refuses: a bucket per client
+// address, judged and counted on every request.
+const NEVER_REACHED = [{ path: '/', rate: 1000000, burst: 1000000 }]
+
+const REDIS_MISSING = 'redis-server is not installed (apt-get install -y redis-server)'
+
+/**
+ * Config overrides a second svr runs with, for the rows that name them.
+ * `store`: the config gets a `store` on a redis-server the bench starts.
+ */
 const VARIANTS = {
   'no-access-log': { label: 'access log off', config: { enableLogging: false } },
   // What writing every access-log line as its response ends (the default,
@@ -115,9 +127,21 @@ const VARIANTS = {
   // The issue's second bar for the proxy: at least twice what a 3.x proxy
   // mod does under svr (bench/site.js createModProxySite).
   'proxy-mod': { label: 'a 3.x proxy mod instead of `proxy`', config: { proxy: [] }, modProxy: true },
-  // Issue #29: a rate limit on every path that never refuses (a bucket per
-  // client address, judged and counted on every request) costs at most 5 %.
-  'rate-limit': { label: 'a rate limit per address, never reached', config: { rateLimits: [{ path: '/', rate: 1000000, burst: 1000000 }] } }
+  // Issue #29: such a limit costs at most 5 %.
+  'rate-limit': { label: 'a rate limit per address, never reached', config: { rateLimits: NEVER_REACHED } },
+  // Issue #30: the same limit over a fleet. The primary synchronises the
+  // buckets with the store every 100 ms in the background; a request never
+  // waits on Redis, so the store should cost the hot path next to nothing.
+  'rate-limit-store': {
+    label: 'the same rate limit with a store',
+    config: { rateLimits: NEVER_REACHED },
+    store: true,
+    note: 'a third svr with the rate limit of the row “— a rate limit per address, never reached” ' +
+      `(\`${JSON.stringify({ rateLimits: NEVER_REACHED })}\`) and a \`store\` on a redis-server the bench starts on a ` +
+      'loopback port (nothing kept on disk), against that svr with the same limit and no store (baseline ' +
+      '`svr hello-rate-limit`, its runs in the same rounds); before any load its log was checked to say ' +
+      '`store redis://127.0.0.1:PORT connected`'
+  }
 }
 
 WORKLOADS.push(
@@ -129,6 +153,7 @@ WORKLOADS.push(
   variantOf('404', 'log-batched'),
   variantOf('proxy-1k', 'proxy-mod'),
   variantOf('hello', 'rate-limit'),
+  againstRateLimit('hello', 0.9),
   // Issue #28: the proxy at ≥ 0.9 of the bare undici proxy and ≥ 1.2 of
   // Caddy's reverse_proxy.
   againstBareProxy('bare-proxy', 'undici Pool', 0.9),
@@ -174,6 +199,12 @@ function gitRevision (dir) {
 function againstSvrHeaders (name, goal) {
   const base = WORKLOADS.find((w) => w.name === name)
   return { ...base, name: name + '-svr-headers', base: name, baseline: 'bare-headers', goal, what: base.what + ' — against svr\'s headers' }
+}
+
+// The variant with a store against the variant with the same rate limit
+// and none: what the store costs the hot path, which is judged.
+function againstRateLimit (name, goal) {
+  return { ...variantOf(name, 'rate-limit-store'), baseline: 'svr', baselineRow: name + '-rate-limit', goal, prepare: expectStoreConnected }
 }
 
 // svr's `proxy` against the least a Node cluster does to proxy
@@ -235,30 +266,40 @@ async function main () {
     if (args.profile !== null) {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
       if (!workload) throw new Error('no workload ' + args.profile + '; one of ' + WORKLOADS.map((w) => w.name).join(', '))
-      const configFile = workload.variant ? await variantConfig(site, dir, workload.variant) : undefined
+      if (needsStore(workload) && !await hasCommand('redis-server')) throw new Error(workload.name + ': ' + REDIS_MISSING)
+      const store = needsStore(workload) ? await startRedis(dir) : null
       const baselineWorkload = baselineRowOf(workload)
-      const summary = await profileWorkload({ site, dir, tool, workload, baselineWorkload, configFile, seconds: args.quick ? 2 : 5 })
+      const configs = await profileConfigs({ site, dir, store, workload })
+      const summary = await profileWorkload({ site, dir, tool, workload, baselineWorkload, ...configs, seconds: args.quick ? 2 : 5 })
       console.log(summary)
       return
     }
     const unknown = [...(args.only || [])].filter((name) => !WORKLOADS.some((w) => w.name === name))
     if (unknown.length > 0) throw new Error('no workload ' + unknown.join(', ') + '; known: ' + WORKLOADS.map((w) => w.name).join(', '))
     const variants = args.against === null ? VARIANTS : { ...VARIANTS, against: await againstVariant(args.against) }
-    const workloads = WORKLOADS.filter((w) => args.only === null || args.only.has(w.name) || args.only.has(w.base))
+    const selected = WORKLOADS.filter((w) => args.only === null || args.only.has(w.name) || args.only.has(w.base))
+    const { workloads, skipped } = await runnable(selected)
+    if (workloads.length === 0) {
+      console.error('bench: nothing left to measure')
+      return
+    }
     if (args.against !== null) {
       for (const w of workloads.filter((w) => !w.base && w.against !== false)) workloads.push(variantOf(w.name, 'against', variants))
     }
+    // One store for every row that has one, up until the profiles are made.
+    const store = workloads.some((w) => needsStore(w)) ? await startRedis(dir) : null
     const measuredAt = Date.now()
-    const results = await measure({ site, dir, tool, plan, workloads, variants })
+    const results = await measure({ site, dir, tool, plan, workloads, variants, store })
     console.error(`bench: measured in ${((Date.now() - measuredAt) / 1000).toFixed(0)} s`)
     // Numbers of a smoke run mean nothing; neither would their profiles.
-    const profiles = args.quick ? [] : await profileMisses({ site, dir, tool, rows: results.rows })
+    const profiles = args.quick ? [] : await profileMisses({ site, dir, tool, store, rows: results.rows })
     const markdown = renderResults({
       ...results,
       tool,
       plan,
       workloads,
       variants,
+      skipped,
       profiles,
       bounds: await readBounds(),
       limits: LIMITS,
@@ -342,7 +383,7 @@ async function loadTool () {
  * the default and the variant are compared on the same minutes.
  * Only the baselines and variants the workloads need are started.
  */
-async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
+async function measure ({ site, dir, tool, plan, workloads, variants: known, store = null }) {
   const svr = await startSvr(site, dir)
   const startup = { startMs: svr.startMs, rss: await Promise.all(svr.workerPids.map(rssMb)) }
   const baselines = new Set(workloads.map((w) => w.baseline))
@@ -355,8 +396,8 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
     if (baselines.has('bare-proxy-http')) targets['bare-proxy-http'] = await startBareProxy(dir, site.upstreamPort, { client: 'http' })
     if (baselines.has('nginx')) targets.nginx = await startNginx(dir, site.webroot, { upstreamPort: site.upstreamPort })
     if (baselines.has('caddy')) targets.caddy = await startCaddy(dir, site.webroot, { upstreamPort: site.upstreamPort })
-    for (const variant of new Set(workloads.map((w) => w.variant).filter(Boolean))) {
-      const configFile = await variantConfig(site, dir, variant, known)
+    for (const variant of new Set(workloads.flatMap((w) => variantsOf(w)))) {
+      const configFile = await variantConfig(site, dir, variant, { variants: known, store })
       variants.set(variant, await startSvr(site, dir, { configFile, name: 'svr ' + variant, svr: known[variant].svr }))
     }
     const svrFor = (workload) => workload.variant ? variants.get(workload.variant) : svr
@@ -380,12 +421,12 @@ async function measure ({ site, dir, tool, plan, workloads, variants: known }) {
 
 // Each workload with the rows based on it (variants, other baselines) or
 // measured against it (baselineRow) that are on the list; such a row whose
-// default row is not is a group of its own.
+// default row and baseline row are not is a group of its own.
 function groupVariants (workloads) {
   const groups = new Map()
   for (const workload of workloads) {
-    const home = workload.base || workload.baselineRow
-    const key = home && workloads.some((w) => w.name === home) ? home : workload.name
+    const home = [workload.base, workload.baselineRow].find((name) => name && workloads.some((w) => w.name === name))
+    const key = home || workload.name
     if (!groups.has(key)) groups.set(key, [])
     groups.get(key).push(workload)
   }
@@ -393,13 +434,48 @@ function groupVariants (workloads) {
 }
 
 // The site's config with the variant's overrides, beside it, so that the
-// same relative paths (serverSideScript.js) hold.
-async function variantConfig (site, dir, variant, variants = VARIANTS) {
+// same relative paths (serverSideScript.js) hold; a variant with a store
+// gets the bench's redis-server.
+async function variantConfig (site, dir, variant, { variants = VARIANTS, store = null } = {}) {
   if (variants[variant].modProxy) return createModProxySite(site, dir, {})
   const config = JSON.parse(await fs.readFile(site.configFile, 'utf8'))
+  const overrides = { ...variants[variant].config }
+  if (variants[variant].store) {
+    if (store === null) throw new Error('variant ' + variant + ' needs the bench\'s redis-server, which was not started')
+    overrides.store = { url: store.url, passwordFile: null }
+  }
   const file = path.join(dir, 'config-' + variant + '.json')
-  await fs.writeFile(file, JSON.stringify({ ...config, ...variants[variant].config }, null, 2))
+  await fs.writeFile(file, JSON.stringify({ ...config, ...overrides }, null, 2))
   return file
+}
+
+// The variants whose svr a row loads: its own, and its baseline row's.
+function variantsOf (workload) {
+  return [workload.variant, baselineRowOf(workload)?.variant].filter(Boolean)
+}
+
+function needsStore (workload, variants = VARIANTS) {
+  return variantsOf(workload).some((name) => variants[name] && variants[name].store)
+}
+
+/**
+ * The rows that can be measured on this machine, and the others with why:
+ * a row with a store needs redis-server, and its absence should cost the
+ * run that row only.
+ * @returns {Promise<{workloads: object[], skipped: {workload: object, why: string}[]}>}
+ */
+async function runnable (workloads) {
+  if (!workloads.some((w) => needsStore(w)) || await hasCommand('redis-server')) return { workloads, skipped: [] }
+  const skipped = workloads.filter((w) => needsStore(w)).map((workload) => ({ workload, why: REDIS_MISSING }))
+  for (const { workload, why } of skipped) console.error(`bench: ${workload.name} not measured: ${why}`)
+  return { workloads: workloads.filter((w) => !needsStore(w)), skipped }
+}
+
+// The configs of a profiled row's svr and of its baseline row's svr, as
+// in the measured rounds: undefined for the site's own.
+async function profileConfigs ({ site, dir, store, workload }) {
+  const configOf = (w) => w !== null && w.variant ? variantConfig(site, dir, w.variant, { store }) : undefined
+  return { configFile: await configOf(workload), baselineConfigFile: await configOf(baselineRowOf(workload)) }
 }
 
 // The warm-ups of the first workload's baselines, begun cold like svr's.
@@ -457,7 +533,7 @@ async function measureGroup ({ tool, plan, group, svrFor, baselineFor, warmups }
 function sidesOf (member, svrFor, baselineFor) {
   const svr = loadOf(svrFor(member), member)
   const baselineRow = baselineRowOf(member)
-  if (baselineRow !== null) return { svr, baseline: loadOf(svrFor(member), baselineRow) }
+  if (baselineRow !== null) return { svr, baseline: loadOf(svrFor(baselineRow), baselineRow) }
   return { svr, baseline: loadOf(baselineFor(member), member) }
 }
 
@@ -498,17 +574,19 @@ async function measuredLoad (tool, target, workload, seconds) {
  * fails is reported in its place and the run goes on.
  * @returns {Promise<string[]>} a markdown section per missed workload
  */
-async function profileMisses ({ site, dir, tool, rows }) {
+async function profileMisses ({ site, dir, tool, store, rows }) {
   const sections = []
-  // One profile per workload: a row based on another (its variants, the
-  // bare cluster with svr's headers) stands for it, the last one missed.
+  // One profile per svr config and workload: a row based on another with
+  // the same svr (the bare cluster with svr's headers) stands for it, the
+  // last one missed; a variant runs another svr and has its own.
   const byBase = new Map()
-  for (const row of rows.filter(missed)) byBase.set(row.workload.base || row.workload.name, row)
+  for (const row of rows.filter(missed)) byBase.set(row.workload.variant ? row.workload.name : row.workload.base || row.workload.name, row)
   for (const row of byBase.values()) {
     const begun = Date.now()
     console.error(`bench: profiling ${row.workload.name} (ratio ${ratio(row).toFixed(2)} < ${row.workload.goal})`)
     try {
-      sections.push(renderProfile(await profileMissed({ site, dir, tool, workload: row.workload, baselineWorkload: baselineRowOf(row.workload) })))
+      const configs = await profileConfigs({ site, dir, store, workload: row.workload })
+      sections.push(renderProfile(await profileMissed({ site, dir, tool, workload: row.workload, baselineWorkload: baselineRowOf(row.workload), ...configs })))
     } catch (err) {
       console.error('bench: profiling ' + row.workload.name + ' failed: ' + err.message)
       sections.push(`### ${row.workload.what}\n\nProfiling failed: ${err.message.split('\n')[0]}\n`)

@@ -111,6 +111,24 @@ async function startUpstream (dir) {
   return { name: 'upstream', port, proc, pid: child.pid }
 }
 
+/**
+ * A redis-server on a loopback port, the store of the rows with `store`:
+ * nothing kept on disk (no RDB, no AOF, its directory the bench's), so
+ * that its writes are the ones svr sends. Stopped by its pid with the rest.
+ * @param {string} dir
+ */
+async function startRedis (dir) {
+  const port = await freePort()
+  const logFile = logFileFor(dir, 'redis')
+  const out = fs.openSync(logFile, 'w')
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--dir', dir]
+  const child = spawn('redis-server', args, { stdio: ['ignore', out, out] })
+  fs.closeSync(out)
+  const proc = track(child, 'redis-server')
+  await waitForLine(logFile, /Ready to accept connections/, proc)
+  return { name: 'redis-server', port, url: 'redis://127.0.0.1:' + port, proc, pid: child.pid, logFile }
+}
+
 // Several servers start within the same millisecond; each has a log of its own.
 function logFileFor (dir, name) {
   return path.join(dir, `${name}-${++logCount}.log`)
@@ -429,4 +447,4 @@ async function startBareH2 (dir, file, tls, svrHeaders = false) {
   return { name, port, proc, pid: child.pid }
 }
 
-module.exports = { startSvr, startBare, startBareProxy, startBareH2, startUpstream, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep }
+module.exports = { startSvr, startBare, startBareProxy, startBareH2, startUpstream, startRedis, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep }
