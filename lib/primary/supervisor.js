@@ -144,13 +144,20 @@ class Supervisor {
       this.watcher = null
     }
     if (!wanted || this.watcher !== null) return
-    const listener = (current, previous) => {
-      if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return
+    // The script as the workers just loaded it. fs.watchFile's own first
+    // look comes later, from the thread pool: an edit made before it (a
+    // busy machine) would be taken as the starting point and never rolled
+    // out. Read once per watch, at start or reload, not per request.
+    const watcher = { file, listener: null, seen: signature(fs.statSync(file, { throwIfNoEntry: false })) }
+    watcher.listener = (current) => {
+      const now = signature(current)
+      if (now === watcher.seen) return
+      watcher.seen = now
       this.log.info(file + ' changed; reloading')
       this.reload()
     }
-    fs.watchFile(file, { interval: SCRIPT_WATCH_MS }, listener).unref()
-    this.watcher = { file, listener }
+    fs.watchFile(file, { interval: SCRIPT_WATCH_MS }, watcher.listener).unref()
+    this.watcher = watcher
   }
 
   onBootError (msg, worker) {
@@ -252,5 +259,11 @@ function isReady (slot) {
 }
 
 Object.assign(Supervisor.prototype, workerSlots, rollingReload, operatorControls)
+
+// What tells one version of the script from another: its time and size
+// ('' when it is missing, as fs.watchFile reports it with zeros).
+function signature (stats) {
+  return stats === undefined || stats.mtimeMs === 0 ? '' : stats.mtimeMs + ' ' + stats.size
+}
 
 module.exports = { Supervisor }
