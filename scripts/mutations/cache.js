@@ -106,6 +106,14 @@ module.exports = [
   },
   {
     area: 'cache',
+    file: 'lib/proxy/cached-forward.js',
+    what: 'a POST answered from the GET\'s entry',
+    find: "  if (req.method === 'GET' || req.method === 'HEAD') return forwardReading(",
+    replace: '  return forwardReading(',
+    tests: [CACHE]
+  },
+  {
+    area: 'cache',
     file: 'lib/cache/policy.js',
     what: 'a 206 stored as the whole answer',
     find: "  if (res.status === 206) return refuse('partial content')\n",
