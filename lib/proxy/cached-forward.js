@@ -2,7 +2,7 @@
 
 const { ProxyExchange, startExchange, forward } = require('./forward')
 const { responseHeaders } = require('./headers')
-const { decideStore, entryState, asFillRequest, revalidatedMeta } = require('../cache/policy')
+const { decideStore, entryState, asFillRequest, revalidatedMeta, baseKey } = require('../cache/policy')
 const { answerFromEntry } = require('../cache/answer')
 const { refreshInBackground } = require('./background-refresh')
 
@@ -39,7 +39,7 @@ async function forwardReading (req, res, ctx, route, env) {
   const { cache } = env
   // HEAD is answered from GET's entry; a HEAD that finds none fetches
   // nothing to store.
-  const base = 'GET ' + ctx.hostname + ' ' + ctx.pathname + ctx.search
+  const base = baseKey(ctx.hostname, ctx.pathname + ctx.search)
   let found = await findEntry(cache, base, req, env)
   const now = Date.now()
   const state = found.entry === null ? 'missing' : entryState(found.entry.meta, now)
