@@ -8,6 +8,7 @@ const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { startUpstream } = require('../helpers/upstream')
+const { waitUntil } = require('../helpers/wait')
 const { startSvrOnTty } = require('../helpers/tty')
 const { freePort, skipWithout } = require('../helpers/tools')
 
@@ -29,8 +30,9 @@ async function cachingUpstream (t) {
   return upstream
 }
 
-async function cachedProxy (t, upstream, config = {}, route = '/') {
-  const site = await makeSite(t, { workers: 2, stateDirectory: 'state', ...config, proxy: [{ path: route, upstreams: [upstream.origin], cache: {} }] })
+// A caching route on /c, and the metrics (which say when the primary is done with a fill).
+async function cachedProxy (t, upstream, config = {}) {
+  const site = await makeSite(t, { workers: 2, stateDirectory: 'state', metricsPath: '/metrics', ...config, proxy: [{ path: '/c', upstreams: [upstream.origin], cache: {} }] })
   const svr = await startSvr(t, site.configFile)
   svr.site = site
   return svr
@@ -42,11 +44,23 @@ async function cacheStatus (svr, target) {
   return res.headers['cache-status']
 }
 
-// A GET that stores, then one that finds it: the second waits for the
-// first's fill, which the primary's budget has counted by then.
+// A GET that stores, then one that finds it. The client has the answer
+// before the entry is on disk and in the primary's budget: the second waits
+// until the primary has every fill it let start end, or it could start one more.
 async function fill (svr, target) {
   assert.equal(await cacheStatus(svr, target), 'svr; fwd=miss; stored', target)
+  await fillsOver(svr)
   assert.equal(await cacheStatus(svr, target), 'svr; hit', target)
+}
+
+// Also at the end of a test that stored: the site's directory is removed
+// before svr is stopped, and a file being written into it makes that fail.
+function fillsOver (svr) {
+  return waitUntil(async () => {
+    const series = primarySeries((await request(svr.port, '/metrics')).body)
+    const ended = ['stored', 'unstored', 'abandoned'].reduce((sum, result) => sum + series['svr_cache_fills_ended_total{result="' + result + '"}'], 0)
+    return series.svr_cache_fills_started_total === ended
+  }, 'the primary still has fills in flight')
 }
 
 function purge (svr, target, opts = {}) {
@@ -82,11 +96,12 @@ describe('response cache administration', () => {
   it('reports the primary\'s fills, evictions, purges and holdings in the metrics', async (t) => {
     const upstream = await cachingUpstream(t)
     // Two entries of 2,000-byte bodies fit in 6,000 bytes, three do not.
-    const svr = await cachedProxy(t, upstream, { metricsPath: '/metrics', responseCache: { maxSize: 6000, allowPurge: true } }, '/c')
+    const svr = await cachedProxy(t, upstream, { responseCache: { maxSize: 6000, allowPurge: true } })
     const before = primarySeries((await request(svr.port, '/metrics')).body)
     assert.equal(before.svr_cache_entries, 0)
     for (const target of ['/c/1', '/c/2', '/c/3', '/c/4']) await fill(svr, target)
     assert.equal(await cacheStatus(svr, '/c/private'), 'svr; fwd=miss')
+    await fillsOver(svr)
     // The least recently used went: /c/1 and /c/2 are fetched again.
     assert.equal(await cacheStatus(svr, '/c/4'), 'svr; hit')
     const files = await entryFiles(path.join(svr.site.dir, 'state', 'cache'))
@@ -113,17 +128,18 @@ describe('response cache administration', () => {
   it('purges one URL, or every URL under a prefix, with PURGE from this machine', async (t) => {
     const upstream = await cachingUpstream(t)
     const svr = await cachedProxy(t, upstream, { responseCache: { allowPurge: true } })
-    for (const target of ['/a/1', '/a/2', '/a/2?v=1', '/b/1']) await fill(svr, target)
-    const one = await purge(svr, '/a/1')
+    for (const target of ['/c/a/1', '/c/a/2', '/c/a/2?v=1', '/c/b/1']) await fill(svr, target)
+    const one = await purge(svr, '/c/a/1')
     assert.deepEqual([one.status, one.headers['content-type'], one.body], [200, 'text/plain; charset=utf-8', '1 cached answer removed\n'])
     // Both workers had read it (fill's two requests): neither its file nor
     // their memory has it now.
-    await fill(svr, '/a/1')
-    assert.equal(await cacheStatus(svr, '/a/2'), 'svr; hit')
-    assert.equal((await purge(svr, '/a/*')).body, '3 cached answers removed\n')
-    for (const target of ['/a/1', '/a/2', '/a/2?v=1']) assert.equal(await cacheStatus(svr, target), 'svr; fwd=miss; stored', target)
-    assert.equal(await cacheStatus(svr, '/b/1'), 'svr; hit')
-    assert.equal((await purge(svr, '/nothing')).body, '0 cached answers removed\n')
+    await fill(svr, '/c/a/1')
+    assert.equal(await cacheStatus(svr, '/c/a/2'), 'svr; hit')
+    assert.equal((await purge(svr, '/c/a/*')).body, '3 cached answers removed\n')
+    for (const target of ['/c/a/1', '/c/a/2', '/c/a/2?v=1']) assert.equal(await cacheStatus(svr, target), 'svr; fwd=miss; stored', target)
+    assert.equal(await cacheStatus(svr, '/c/b/1'), 'svr; hit')
+    assert.equal((await purge(svr, '/c/nothing')).body, '0 cached answers removed\n')
+    await fillsOver(svr)
     // Answered by svr, never forwarded.
     assert.equal(upstream.seen.filter((line) => line.startsWith('PURGE')).length, 0)
   })
@@ -131,15 +147,15 @@ describe('response cache administration', () => {
   it('refuses PURGE from a client a local proxy forwards for, whatever X-Forwarded-For says', async (t) => {
     const upstream = await cachingUpstream(t)
     const svr = await cachedProxy(t, upstream, { responseCache: { allowPurge: true }, enableIPSpoofing: true, trustedProxies: ['127.0.0.1'] })
-    await fill(svr, '/p')
+    await fill(svr, '/c/p')
     for (const forwarded of ['203.0.113.7', '127.0.0.1, 203.0.113.7']) {
-      const refused = await purge(svr, '/p', { headers: { 'x-forwarded-for': forwarded } })
+      const refused = await purge(svr, '/c/p', { headers: { 'x-forwarded-for': forwarded } })
       assert.equal(refused.status, 403, forwarded)
     }
-    assert.equal(await cacheStatus(svr, '/p'), 'svr; hit')
+    assert.equal(await cacheStatus(svr, '/c/p'), 'svr; hit')
     // The proxy's own request, and one it says comes from this machine.
-    assert.equal((await purge(svr, '/p', { headers: { 'x-forwarded-for': '127.0.0.1' } })).status, 200)
-    assert.equal((await purge(svr, '/p')).status, 200)
+    assert.equal((await purge(svr, '/c/p', { headers: { 'x-forwarded-for': '127.0.0.1' } })).status, 200)
+    assert.equal((await purge(svr, '/c/p')).status, 200)
   })
 
   it('refuses PURGE from another address, even from a trusted proxy that says the client is local', async (t) => {
@@ -150,21 +166,21 @@ describe('response cache administration', () => {
     }
     const upstream = await cachingUpstream(t)
     const svr = await cachedProxy(t, upstream, { port: '0.0.0.0:0', responseCache: { allowPurge: true }, enableIPSpoofing: true, trustedProxies: [outside] })
-    await fill(svr, '/p')
+    await fill(svr, '/c/p')
     for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }]) {
-      const refused = await purge(svr, '/p', { host: outside, headers: { host: '127.0.0.1:' + svr.port, ...headers } })
+      const refused = await purge(svr, '/c/p', { host: outside, headers: { host: '127.0.0.1:' + svr.port, ...headers } })
       assert.equal(refused.status, 403, JSON.stringify(headers))
     }
-    assert.equal(await cacheStatus(svr, '/p'), 'svr; hit')
+    assert.equal(await cacheStatus(svr, '/c/p'), 'svr; hit')
   })
 
   it('leaves PURGE to the upstream without allowPurge', async (t) => {
     const upstream = await cachingUpstream(t)
     const svr = await cachedProxy(t, upstream)
-    await fill(svr, '/p')
-    assert.equal((await purge(svr, '/p')).status, 200)
-    assert.deepEqual(upstream.seen, ['GET /p', 'PURGE /p'])
-    assert.equal(await cacheStatus(svr, '/p'), 'svr; hit')
+    await fill(svr, '/c/p')
+    assert.equal((await purge(svr, '/c/p')).status, 200)
+    assert.deepEqual(upstream.seen, ['GET /c/p', 'PURGE /c/p'])
+    assert.equal(await cacheStatus(svr, '/c/p'), 'svr; hit')
   })
 
   it('purges from the console, and counts it', { skip: skipWithout('script') }, async (t) => {
@@ -178,6 +194,7 @@ describe('response cache administration', () => {
     svr.type('purge http://127.0.0.1/c/* http://127.0.0.1/c/2')
     await svr.waitFor(/purge: 2 cached answers removed\n[\s\S]*purge: 0 cached answers removed\n/, 10000, mark)
     assert.equal(await cacheStatus(svr, '/c/2'), 'svr; fwd=miss; stored')
+    await fillsOver(svr)
     assert.equal(primarySeries((await request(port, '/metrics')).body)['svr_cache_purged_total{source="console"}'], 2)
   })
 
@@ -185,11 +202,12 @@ describe('response cache administration', () => {
     it('keeps the entries over a reload ' + (purgeOnReload ? 'unless purgeOnReload' : 'by default'), async (t) => {
       const upstream = await cachingUpstream(t)
       const svr = await cachedProxy(t, upstream, { responseCache: { purgeOnReload } })
-      await fill(svr, '/r')
+      await fill(svr, '/c/r')
       svr.signal('SIGHUP')
       await svr.waitFor(/reload applied/, 20000)
-      assert.equal(await cacheStatus(svr, '/r'), purgeOnReload ? 'svr; fwd=miss; stored' : 'svr; hit')
+      assert.equal(await cacheStatus(svr, '/c/r'), purgeOnReload ? 'svr; fwd=miss; stored' : 'svr; hit')
       assert.equal(/purgeOnReload removed 1 cached answer\n/.test(svr.output), purgeOnReload)
+      await fillsOver(svr)
     })
   }
 })
