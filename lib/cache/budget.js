@@ -11,23 +11,19 @@ const { LRUCache } = require('lru-cache')
  */
 class CacheBudget {
   /**
-   * @param {{maxSize: number, evict: (key: string) => void}} options
+   * @param {{maxSize: number, evict: (key: string, overBudget: boolean) => void}} options
+   *   evict: an entry is let go, `overBudget` when to make room (else purged)
    */
   constructor ({ maxSize, evict }) {
     this.maxSize = maxSize
-    this.evicted = 0
     this.entries = new LRUCache({
       maxSize,
       sizeCalculation: (size) => size,
       // An entry larger than the whole budget is not kept at all.
       maxEntrySize: maxSize,
       dispose: (size, key, reason) => {
-        // A key stored again replaces its entry in place: nothing to remove.
-        if (reason === 'set') return
-        if (reason === 'evict' || reason === 'delete') {
-          if (reason === 'evict') this.evicted++
-          evict(key)
-        }
+        // A key stored again ('set') replaces its entry in place: nothing to remove.
+        if (reason === 'evict' || reason === 'delete') evict(key, reason === 'evict')
       }
     })
   }

@@ -19,6 +19,9 @@ class FillLocks {
     this.clearTimer = clearTimer
     /** @type {Map<string, {holder: object, waiters: Array<{who: object, resolve: Function}>, timer: object}>} */
     this.locks = new Map()
+    // Fills begun, and how they ended: stored, not stored, or taken from a
+    // holder that ran out of time or went away (the metrics).
+    this.counts = { started: 0, stored: 0, unstored: 0, abandoned: 0 }
   }
 
   /**
@@ -62,6 +65,7 @@ class FillLocks {
     if (lock === undefined || lock.holder !== who) return
     this.clearTimer(lock.timer)
     this.locks.delete(key)
+    this.counts[stored ? 'stored' : 'unstored']++
     for (const { resolve } of lock.waiters) resolve(stored ? 'filled' : 'failed')
   }
 
@@ -77,6 +81,7 @@ class FillLocks {
   }
 
   hold (key, who, waiters) {
+    this.counts.started++
     const lock = { holder: who, waiters, timer: null }
     lock.timer = this.setTimer(() => this.handOver(key, lock), this.timeout)
     if (typeof lock.timer.unref === 'function') lock.timer.unref()
@@ -88,6 +93,7 @@ class FillLocks {
   handOver (key, lock) {
     this.clearTimer(lock.timer)
     this.locks.delete(key)
+    this.counts.abandoned++
     const [next, ...rest] = lock.waiters
     if (next === undefined) return
     this.hold(key, next.who, rest)

@@ -213,6 +213,18 @@ function varyFields (value) {
 }
 
 /**
+ * The base key of a request: the GET answer of a host and target (path and
+ * query, as the proxy routes see them), whatever the request's method.
+ * Entries of answers with Vary add their variant (variantKey) after it.
+ * @param {string} hostname lower-case, without port
+ * @param {string} target path and query
+ * @returns {string}
+ */
+function baseKey (hostname, target) {
+  return 'GET ' + hostname + ' ' + target
+}
+
+/**
  * The part of a cache key that a Vary answer adds: the request's values of
  * the fields it varies on, so that answers for gzip and for identity, or for
  * two languages, are kept apart.
@@ -269,4 +281,4 @@ function asFillRequest (headers, previous, req) {
   return headers
 }
 
-module.exports = { compileCacheSettings, decideStore, exceedsEntrySize, revalidatedMeta, asFillRequest, variantKey, entryState, varyFields }
+module.exports = { compileCacheSettings, decideStore, exceedsEntrySize, revalidatedMeta, asFillRequest, baseKey, variantKey, entryState, varyFields }

@@ -78,7 +78,7 @@ function primaryMetrics (rows, counters) {
  * append the primary's.
  * @param {Array<{slot: number|string, stats: object[]|null}>} rows
  * @param {PrimaryCounters} counters
- * @param {object[]} [coordinatorSeries] series the coordinator's services keep (svr_acme_*)
+ * @param {object[]} [coordinatorSeries] series the coordinator's services keep (svr_acme_*, the primary's svr_cache_*)
  * @returns {Promise<string>} Prometheus text exposition format
  */
 function renderMetrics (rows, counters, coordinatorSeries = []) {

@@ -31,8 +31,8 @@ function metricsServices (coordinator) {
     'metrics-query': async () => {
       const rows = await coordinator.askEvery('metrics-collect', COLLECT_DEADLINE_MS)
       // The worker of --single-threaded has no slot number.
-      return renderMetrics(rows.map((row) => ({ slot: row.slot === null ? 'single' : row.slot, stats: row.stats })), coordinator.counters,
-        [...coordinator.acme.metrics(), ...storeMetrics(coordinator.store, coordinator.fleet)])
+      const own = [...coordinator.acme.metrics(), ...coordinator.cache.metrics(), ...storeMetrics(coordinator.store, coordinator.fleet)]
+      return renderMetrics(rows.map((row) => ({ slot: row.slot === null ? 'single' : row.slot, stats: row.stats })), coordinator.counters, own)
     }
   }
 }

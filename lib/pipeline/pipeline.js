@@ -14,6 +14,7 @@ const { createSanitizeStage } = require('./stages/sanitize')
 const { createHttpsRedirectStage } = require('./stages/https-redirect')
 const { createRewriteStage } = require('./stages/rewrite')
 const { createPathHeadersStage } = require('./stages/path-headers')
+const { createCachePurgeStage } = require('./stages/cache-purge')
 const { createForbiddenStage } = require('./stages/forbidden')
 const { createNonStandardCodesStage } = require('./stages/non-standard-codes')
 const { createAuthStage } = require('./stages/auth')
@@ -54,6 +55,9 @@ const STAGES = [
   createHttpsRedirectStage, // only requests on the plain-HTTP server of a secure setup
   createRewriteStage,
   createPathHeadersStage, // the URL is final: no later stage changes it
+  // PURGE names the URL a GET's answer is cached under; it is the operator's
+  // (this machine only), so the visitors' access rules below do not apply.
+  createCachePurgeStage,
   createForbiddenStage, // access rules judge the rewritten path
   createNonStandardCodesStage,
   // Basic auth (401 entries) before the trailing-slash redirect, so

@@ -22,7 +22,7 @@ const { CacheCoordinator } = require('../cache/service')
  */
 class Coordinator {
   /**
-   * @param {{warn: Function}} log
+   * @param {{info: Function, warn: Function}} log
    * @param {() => Array<{slot: number|null, pid: number|null, peer: import('./ipc').Peer|null}>} targets
    *   every worker slot; `peer` null for a slot without a ready worker
    * @param {PrimaryCounters} [counters] the Supervisor's restart and reload counters, which it reports
@@ -71,18 +71,20 @@ class Coordinator {
 
   /**
    * Take the configuration in use (at start and after every reload): the
-   * services that depend on it (automatic HTTPS) follow it.
+   * services that depend on it (automatic HTTPS, the response cache) follow it.
    * @param {object} options runtime options
+   * @returns {Promise<void>} settles when what a reload asks of the response
+   *   cache (purgeOnReload) is done
    */
   configure (options) {
     this.acme.configure(options)
-    this.cache.configure(options)
     const store = JSON.stringify(options.config.store)
     if (this.storeSettings !== undefined && store !== this.storeSettings) {
       this.log.warn('"store" changed: the new settings take effect when svr is restarted, not on a reload')
     } else {
       this.storeSettings = store
     }
+    return this.cache.configure(options)
   }
 
   /**

@@ -44,7 +44,10 @@ const rollingReload = {
     setTimeout(this.prepared.remove, config.shutdownTimeout).unref()
     this.prepared = prepared
     this.options = options
-    this.coordinator.configure(options)
+    // Every slot runs the new configuration: purgeOnReload removes what the
+    // old one stored (a fill an old worker finishes while it drains may
+    // still land after).
+    await this.coordinator.configure(options)
     // The retiring workers hold their own descriptors until they stop accepting.
     this.sockets.release(this.configsInUse())
     await this.logs.configure(options, null).catch((err) => log.error('cannot open the log files:', err.message))

@@ -2,7 +2,7 @@
 
 const { ProxyExchange, startExchange, forward } = require('./forward')
 const { responseHeaders } = require('./headers')
-const { decideStore, exceedsEntrySize, entryState, asFillRequest, revalidatedMeta } = require('../cache/policy')
+const { decideStore, exceedsEntrySize, entryState, asFillRequest, revalidatedMeta, baseKey } = require('../cache/policy')
 const { serveEntry } = require('../cache/answer')
 const { refreshInBackground } = require('./background-refresh')
 
@@ -18,7 +18,7 @@ const ERROR_STATUSES = new Set([500, 502, 503, 504])
  * upstream answers is stored when RFC 9111 and svr's rules allow
  * (lib/cache/policy.js); a stale entry within its stale-if-error window
  * answers when the upstream fails. A HEAD or a range that finds no fresh
- * entry goes upstream as it is and fills nothing.
+ * entry goes upstream as it is and fills nothing; so do other methods, always.
  * @param {import('node:http').IncomingMessage} req
  * @param {import('node:http').ServerResponse} res
  * @param {object} ctx
@@ -26,11 +26,20 @@ const ERROR_STATUSES = new Set([500, 502, 503, 504])
  * @param {object} env the proxy's, with `cache` (lib/cache/worker-cache.js)
  * @returns {Promise<void>}
  */
-async function forwardCached (req, res, ctx, route, env) {
+function forwardCached (req, res, ctx, route, env) {
+  // Only GET and HEAD have stored answers: a POST or a DELETE is the
+  // application's to answer, every time.
+  if (req.method === 'GET' || req.method === 'HEAD') return forwardReading(req, res, ctx, route, env)
+  res.setHeader('Cache-Status', 'svr; fwd=method')
+  forward(req, res, ctx, route, env)
+  return Promise.resolve()
+}
+
+async function forwardReading (req, res, ctx, route, env) {
   const { cache } = env
   // HEAD is answered from GET's entry; a HEAD that finds none fetches
   // nothing to store.
-  const base = 'GET ' + ctx.hostname + ' ' + ctx.pathname + ctx.search
+  const base = baseKey(ctx.hostname, ctx.pathname + ctx.search)
   let found = await cache.lookup(base, req.headers)
   const now = Date.now()
   const state = found.entry === null ? 'missing' : entryState(found.entry.meta, now)

@@ -7,6 +7,9 @@ const POLICY = 'test/unit/cache-policy.test.js'
 const BUDGET = 'test/unit/cache-budget.test.js'
 const VALIDATION = 'test/traffic/cache-validation.test.js'
 const APP = 'test/traffic/cache-app.test.js'
+const ADMIN = 'test/traffic/cache-admin.test.js'
+const PURGE = 'test/unit/cache-purge.test.js'
+const LOCKS = 'test/unit/cache-fill-locks.test.js'
 
 module.exports = [
   {
@@ -107,11 +110,83 @@ module.exports = [
   },
   {
     area: 'cache',
+    file: 'lib/proxy/cached-forward.js',
+    what: 'a POST answered from the GET\'s entry',
+    find: "  if (req.method === 'GET' || req.method === 'HEAD') return forwardReading(",
+    replace: '  return forwardReading(',
+    tests: [CACHE]
+  },
+  {
+    area: 'cache',
     file: 'lib/cache/policy.js',
     what: 'a 206 stored as the whole answer',
     find: "  if (res.status === 206) return refuse('partial content')\n",
     replace: '',
     tests: [POLICY]
+  },
+  {
+    area: 'cache',
+    file: 'lib/pipeline/stages/cache-purge.js',
+    what: 'PURGE allowed from whoever X-Forwarded-For names as local',
+    find: '  return isLocalClient(peer) && isLocalClient(client)\n',
+    replace: '  return isLocalClient(client)\n',
+    tests: [PURGE, ADMIN]
+  },
+  {
+    area: 'cache',
+    file: 'lib/pipeline/stages/cache-purge.js',
+    what: 'PURGE allowed from anyone a local reverse proxy forwards',
+    find: '  return isLocalClient(peer) && isLocalClient(client)\n',
+    replace: '  return isLocalClient(peer)\n',
+    tests: [PURGE, ADMIN]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/purge-target.js',
+    what: 'a prefix purge removes only the exact URL',
+    find: '  if (prefix) return (key) => key.startsWith(base)\n',
+    replace: '',
+    tests: [PURGE, ADMIN]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/service.js',
+    what: 'evictions counted before the check: purged entries count as evicted',
+    find: '    if (overBudget) this.removed.evicted++\n',
+    replace: '    this.removed.evicted++\n',
+    tests: [PURGE, ADMIN]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/fill-locks.js',
+    what: 'a fill counted as ended by a worker that no longer held it',
+    find: "    if (lock === undefined || lock.holder !== who) return\n    this.clearTimer(lock.timer)\n    this.locks.delete(key)\n    this.counts[stored ? 'stored' : 'unstored']++\n",
+    replace: "    this.counts[stored ? 'stored' : 'unstored']++\n    if (lock === undefined || lock.holder !== who) return\n    this.clearTimer(lock.timer)\n    this.locks.delete(key)\n",
+    tests: [LOCKS]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/service.js',
+    what: 'workers told to drop an entry before its file is gone (a worker may read it back)',
+    find: "    return Promise.all(removals).then(() => {\n      for (const { peer } of coordinator.targets()) if (peer !== null) peer.notify('cache-drop', { keys })\n    })\n",
+    replace: "    for (const { peer } of coordinator.targets()) if (peer !== null) peer.notify('cache-drop', { keys })\n    return Promise.all(removals)\n",
+    tests: [PURGE]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/service.js',
+    what: 'purgeOnReload ignored',
+    find: 'settings.purgeOnReload && this.budget !== null ? this.purgeOnReload()',
+    replace: 'false ? this.purgeOnReload()',
+    tests: [PURGE, ADMIN]
+  },
+  {
+    area: 'cache',
+    file: 'lib/metrics/query.js',
+    what: 'the primary\'s cache series left out of the metrics',
+    find: '...coordinator.cache.metrics(), ',
+    replace: '',
+    tests: [ADMIN]
   },
   {
     area: 'cache',
@@ -160,5 +235,13 @@ module.exports = [
     find: '  return Number.isFinite(length) && length > max\n',
     replace: '  return false\n',
     tests: [VALIDATION]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/service.js',
+    what: 'entries of an earlier run left out of the budget: over maxSize and out of reach of purges',
+    find: '    this.adopted = this.adoptEarlier(this.store, this.budget)\n',
+    replace: '',
+    tests: [ADMIN]
   }
 ]

@@ -72,6 +72,18 @@ describe('response cache', () => {
     assert.deepEqual(upstream.seen, ['/private', '/private', '/no-store', '/no-store', '/cookie', '/cookie', '/auth', '/auth'])
   })
 
+  it('passes requests other than GET and HEAD on, though a fresh entry has the URL', async (t) => {
+    const upstream = await countingUpstream(t, (req) => ({ headers: { 'Cache-Control': 'max-age=60' }, body: req.method + ' answered' }))
+    const svr = await cachedProxy(t, upstream)
+    for (let i = 0; i < 2; i++) await request(svr.port, '/m')
+    for (const method of ['POST', 'DELETE', 'OPTIONS']) {
+      const res = await request(svr.port, '/m', { method })
+      assert.deepEqual([res.body, res.headers['cache-status']], [method + ' answered', 'svr; fwd=method'])
+    }
+    assert.equal(upstream.seen.length, 4)
+    assert.equal((await request(svr.port, '/m', { method: 'HEAD' })).headers['cache-status'], 'svr; hit')
+  })
+
   it('keeps the variants of a Vary answer apart', async (t) => {
     const upstream = await countingUpstream(t, (req) => ({
       headers: { Vary: 'Accept-Language', 'Cache-Control': 'max-age=60' },

@@ -63,5 +63,20 @@ describe('one fill per key', () => {
     locks.release('k', c, true)
     assert.equal(locks.locks.size, 0)
     assert.equal(timers.count, 0)
+    // Three fills began (a, then b and c in turn); two were taken from their holder.
+    assert.deepEqual(locks.counts, { started: 3, stored: 1, unstored: 0, abandoned: 2 })
+  })
+
+  it('should count every fill begun, and how each ended', async () => {
+    const locks = new FillLocks({ timeout: 1000, ...manualTimers() })
+    const [a, b] = [{}, {}]
+    await locks.acquire('k', a)
+    assert.equal(locks.tryAcquire('k', b), 'busy')
+    locks.release('k', a, false)
+    assert.equal(locks.tryAcquire('k', b), 'fill')
+    locks.release('k', b, true)
+    // A release by a worker that holds nothing is no fill.
+    locks.release('k', b, true)
+    assert.deepEqual(locks.counts, { started: 2, stored: 1, unstored: 1, abandoned: 0 })
   })
 })

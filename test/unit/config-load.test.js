@@ -125,7 +125,8 @@ describe('loadConfig(file, { installDir })', () => {
       const file = await writeConfig(t, { stateDirectory: 'state' })
       const config = await loadConfig(file, { installDir: INSTALL })
       assert.deepEqual(config.responseCache, {
-        directory: path.join(path.dirname(file), 'state', 'cache'), maxSize: 268435456, maxEntrySize: 8388608, memorySize: 33554432, lockTimeout: 5000
+        directory: path.join(path.dirname(file), 'state', 'cache'), maxSize: 268435456, maxEntrySize: 8388608, memorySize: 33554432, lockTimeout: 5000,
+        allowPurge: false, purgeOnReload: false
       })
       assert.equal((await load(t, {})).responseCache.directory, null)
     })

@@ -1,7 +1,7 @@
 'use strict'
 
 const { segmentPrefix } = require('../../paths/segment-prefix')
-const { compileCacheSettings, entryState } = require('../../cache/policy')
+const { compileCacheSettings, entryState, baseKey } = require('../../cache/policy')
 const { serveEntry } = require('../../cache/answer')
 const { AnswerCapture } = require('../../cache/answer-capture')
 const { countCacheResult } = require('../../metrics/cache')
@@ -58,7 +58,7 @@ function matchingRule (rules, ctx) {
  *   the application runs (its answer captured when this request fills)
  */
 async function throughCache (req, res, ctx, rule, env) {
-  const base = 'GET ' + ctx.hostname + ' ' + ctx.pathname + ctx.search
+  const base = baseKey(ctx.hostname, ctx.pathname + ctx.search)
   const found = await env.cache.lookup(base, req.headers)
   const state = found.entry === null ? 'missing' : entryState(found.entry.meta, Date.now())
   if (state === 'fresh') return served(ctx, env, found, 'hit', 'hit')

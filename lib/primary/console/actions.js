@@ -18,7 +18,7 @@ function consoleActions (supervisor, blocks) {
     runModCommand: (name, args) => runModCommand(supervisor, name, args),
     block: (args) => blocks.block(args),
     unblock: (args) => blocks.unblock(args),
-    purge: (args) => args.map((target) => supervisor.coordinator.cache.purge(target)),
+    purge: (args) => Promise.all(args.map((target) => supervisor.coordinator.cache.purge(target))),
     close () {
       supervisor.setAccepting(false)
       return CLOSED

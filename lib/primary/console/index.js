@@ -26,7 +26,7 @@ const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H'
  * signals (SIGHUP, SIGTERM, SIGUSR1).
  * @param {{mods: () => string[], modCommands: () => Array<{name: string, mods: string[]}>,
  *   runModCommand: (name: string, args: string[]) => Promise<string[]>, block: (args: string[]) => Promise<string[]>,
- *   unblock: (args: string[]) => Promise<string[]>, purge: (args: string[]) => string[], close: () => string, open: () => Promise<string>|string,
+ *   unblock: (args: string[]) => Promise<string[]>, purge: (args: string[]) => Promise<string[]>, close: () => string, open: () => Promise<string>|string,
  *   restart: () => string, stop: () => void}} actions
  * @param {{input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream}} [streams]
  * @returns {readline.Interface|null} null when stdin is not a terminal
