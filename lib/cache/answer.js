@@ -113,4 +113,24 @@ function serveEntry (ctx, env, key, entry, result, how) {
   answerFromEntry(ctx, entry, how, Date.now(), env.respond)
 }
 
-module.exports = { answerFromEntry, serveEntry }
+// Methods that do not change what they name (RFC 9110 9.2.1): any other
+// that succeeds makes what is stored of its URL outdated.
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
+
+/**
+ * Drop the entries of a request's URL once an unsafe request to it (POST,
+ * PUT, PATCH, DELETE, …) succeeded, as RFC 9111 asks of caches: the next
+ * GET fetches what it changed. Nothing for a safe method or an error.
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ * @param {{invalidate: (base: string) => void}} cache the worker's
+ * @param {string} base the URL's base key
+ */
+function invalidateAfter (req, res, cache, base) {
+  if (SAFE_METHODS.has(req.method)) return
+  res.once('finish', () => {
+    if (res.statusCode < 400) cache.invalidate(base)
+  })
+}
+
+module.exports = { answerFromEntry, serveEntry, invalidateAfter }

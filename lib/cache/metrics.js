@@ -33,10 +33,10 @@ function cacheMetricSeries (fills, removed, held) {
     },
     {
       name: 'svr_cache_purged_total',
-      help: 'Entries removed by purges, by where the purge came from: the console, a PURGE request, or a reload with purgeOnReload.',
+      help: 'Entries removed by purges, by where the purge came from: the console, a PURGE request, a reload with purgeOnReload, or a POST, PUT, PATCH or DELETE to the URL (unsafe).',
       type: 'counter',
       aggregator: 'sum',
-      values: ['console', 'request', 'reload'].map((source) => ({ labels: { source }, value: removed[source] }))
+      values: ['console', 'request', 'reload', 'unsafe'].map((source) => ({ labels: { source }, value: removed[source] }))
     },
     {
       name: 'svr_cache_size_bytes',

@@ -34,7 +34,7 @@ class CacheCoordinator {
     this.caching = false
     // Entries let go since the primary started, by why; kept here, since a
     // reload that changes the budget makes a new one.
-    this.removed = { evicted: 0, console: 0, request: 0, reload: 0 }
+    this.removed = { evicted: 0, console: 0, request: 0, reload: 0, unsafe: 0 }
     // Keys let go in this turn of the event loop, to go out in one batch.
     this.dropped = new Set()
   }
@@ -128,7 +128,7 @@ class CacheCoordinator {
 
   /**
    * @param {(key: string) => boolean} match
-   * @param {'console'|'request'|'reload'} source who asked, for the metrics
+   * @param {'console'|'request'|'reload'|'unsafe'} source who asked, for the metrics
    * @returns {Promise<number>} the entries removed, once their files are
    *   gone and the workers told
    */
@@ -178,6 +178,10 @@ class CacheCoordinator {
       'cache-purge': (msg) => {
         if (typeof msg.base !== 'string' || typeof msg.prefix !== 'boolean') throw new TypeError('malformed cache-purge')
         return this.budget === null ? 0 : this.purgeKeys(keyMatcher(msg.base, msg.prefix), 'request')
+      },
+      // A POST, PUT, DELETE or PATCH to the URL went through: what was stored of it is outdated.
+      'cache-invalidate': (msg) => {
+        if (typeof msg.base === 'string' && this.budget !== null) this.purgeKeys(keyMatcher(msg.base, false), 'unsafe')
       }
     }
   }

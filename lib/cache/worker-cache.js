@@ -144,6 +144,17 @@ class ResponseCache {
     this.coordinator.notify('cache-filled', { key, stored: false })
   }
 
+  /**
+   * A request that changes the resource went through (RFC 9111 4.4): every
+   * entry of its URL goes, in every worker, before the next request for it
+   * could be answered from one.
+   * @param {string} base the URL's base key
+   */
+  invalidate (base) {
+    this.coordinator.notify('cache-invalidate', { base })
+    this.varies.delete(base)
+  }
+
   /** @param {string} key served from the cache */
   hit (key) {
     this.hits.add(key)

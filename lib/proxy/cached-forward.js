@@ -3,7 +3,7 @@
 const { ProxyExchange, startExchange, forward } = require('./forward')
 const { responseHeaders } = require('./headers')
 const { decideStore, exceedsEntrySize, entryState, asFillRequest, revalidatedMeta, baseKey } = require('../cache/policy')
-const { serveEntry } = require('../cache/answer')
+const { serveEntry, invalidateAfter } = require('../cache/answer')
 const { refreshInBackground } = require('./background-refresh')
 
 // Answers a stale entry may replace within its stale-if-error window (RFC 5861 4).
@@ -31,6 +31,7 @@ function forwardCached (req, res, ctx, route, env) {
   // application's to answer, every time.
   if (req.method === 'GET' || req.method === 'HEAD') return forwardReading(req, res, ctx, route, env)
   res.setHeader('Cache-Status', 'svr; fwd=method')
+  invalidateAfter(req, res, env.cache, baseKey(ctx.hostname, ctx.pathname + ctx.search))
   forward(req, res, ctx, route, env)
   return Promise.resolve()
 }

@@ -243,5 +243,21 @@ module.exports = [
     find: '    this.adopted = this.adoptEarlier(this.store, this.budget)\n',
     replace: '',
     tests: [ADMIN]
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/answer.js',
+    what: 'a failed POST drops the stored answer too (no check of the status)',
+    find: '    if (res.statusCode < 400) cache.invalidate(base)\n',
+    replace: '    cache.invalidate(base)\n',
+    tests: [VALIDATION]
+  },
+  {
+    area: 'cache',
+    file: 'lib/proxy/cached-forward.js',
+    what: 'a stored answer outlives a successful POST or DELETE to its URL',
+    find: '  invalidateAfter(req, res, env.cache, baseKey(ctx.hostname, ctx.pathname + ctx.search))\n',
+    replace: '',
+    tests: [VALIDATION]
   }
 ]

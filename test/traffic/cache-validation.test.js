@@ -10,6 +10,7 @@ const { setTimeout: sleep } = require('node:timers/promises')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { startUpstream } = require('../helpers/upstream')
+const { waitUntil } = require('../helpers/wait')
 
 const BODY = '0123456789abcdefghijklmnopqrstuvwxyz'
 const LAST_MODIFIED = 'Tue, 01 Sep 2026 10:00:00 GMT'
@@ -176,5 +177,31 @@ describe('response cache: validators, ranges and stand-ins', () => {
     }
     assert.deepEqual(statuses, [[38, 'svr; fwd=miss'], [38, 'svr; fwd=miss']])
     assert.equal(doc.seen.length, 2)
+  })
+
+  it('drops what is stored of a URL once a POST, PUT or DELETE to it succeeds, not after an error', async (t) => {
+    const doc = await documentUpstream(t, { cacheControl: 'max-age=60' })
+    const svr = await cachedSvr(t, doc, {}, { metricsPath: '/metrics' })
+    const stored = async () => {
+      assert.equal((await request(svr.port, '/doc/u')).headers['cache-status'], 'svr; fwd=miss; stored')
+      await sleep(150)
+      assert.equal((await request(svr.port, '/doc/u')).headers['cache-status'], 'svr; hit')
+    }
+    await stored()
+    // The upstream fails the first POST: the entry stays.
+    doc.status = 500
+    assert.equal((await request(svr.port, '/doc/u', { method: 'POST', body: 'x=1' })).status, 500)
+    await sleep(150)
+    assert.equal((await request(svr.port, '/doc/u')).headers['cache-status'], 'svr; hit')
+    doc.status = 0
+    for (const method of ['POST', 'DELETE']) {
+      const changed = await request(svr.port, '/doc/u', { method, body: 'x=1' })
+      assert.deepEqual([changed.status, changed.headers['cache-status']], [200, 'svr; fwd=method'])
+      // Dropped a moment later (the primary removes the file, then tells the workers).
+      await waitUntil(async () => (await request(svr.port, '/doc/u')).headers['cache-status'] === 'svr; fwd=miss; stored', 'the entry is dropped after ' + method)
+      await sleep(150)
+      assert.equal((await request(svr.port, '/doc/u')).headers['cache-status'], 'svr; hit')
+    }
+    assert.match((await request(svr.port, '/metrics')).body, /\nsvr_cache_purged_total\{source="unsafe"\} 2\n/)
   })
 })

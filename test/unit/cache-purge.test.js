@@ -88,7 +88,7 @@ describe('purging the response cache', () => {
     assert.equal(await purge({ base: 'GET b.example /x', prefix: false }), 0)
     assert.throws(() => purge({ base: 'GET b.example /x' }), /malformed cache-purge/)
     const series = Object.fromEntries(cache.metrics().map((metric) => [metric.name, metric.values]))
-    assert.deepEqual(series.svr_cache_purged_total.map((value) => value.value), [0, 5, 0])
+    assert.deepEqual(series.svr_cache_purged_total.map((value) => value.value), [0, 5, 0, 0])
     assert.deepEqual(series.svr_cache_evictions_total, [{ labels: {}, value: 0 }])
     assert.deepEqual([series.svr_cache_entries[0].value, series.svr_cache_size_bytes[0].value], [0, 0])
     assert.deepEqual(series.svr_cache_fills_started_total, [{ labels: {}, value: 0 }])
@@ -103,7 +103,7 @@ describe('purging the response cache', () => {
     await cache.purge('all')
     const series = Object.fromEntries(cache.metrics().map((metric) => [metric.name, metric.values]))
     assert.deepEqual(series.svr_cache_evictions_total, [{ labels: {}, value: 2 }])
-    assert.deepEqual(series.svr_cache_purged_total.map((value) => value.value), [1, 0, 0])
+    assert.deepEqual(series.svr_cache_purged_total.map((value) => value.value), [1, 0, 0, 0])
   })
 
   it('should remove every entry on a reload with purgeOnReload, and only then', async (t) => {

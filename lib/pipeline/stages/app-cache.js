@@ -2,7 +2,7 @@
 
 const { segmentPrefix } = require('../../paths/segment-prefix')
 const { compileCacheSettings, entryState, baseKey } = require('../../cache/policy')
-const { serveEntry } = require('../../cache/answer')
+const { serveEntry, invalidateAfter } = require('../../cache/answer')
 const { AnswerCapture } = require('../../cache/answer-capture')
 const { countCacheResult } = require('../../metrics/cache')
 
@@ -32,10 +32,11 @@ function createAppCacheStage (options, shared) {
   }
 
   function appCache (req, res, ctx) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false
     const rule = matchingRule(rules, ctx)
     if (rule === null) return false
-    return throughCache(req, res, ctx, rule, env)
+    if (req.method === 'GET' || req.method === 'HEAD') return throughCache(req, res, ctx, rule, env)
+    invalidateAfter(req, res, env.cache, baseKey(ctx.hostname, ctx.pathname + ctx.search))
+    return false
   }
   // A capture wraps Node's response, which mods then wrap in turn.
   appCache.needsNodeObjects = true

@@ -3,6 +3,7 @@
 const { isLocalClient } = require('../../access/address-list')
 const { socketAddresses } = require('../../hosts/vhost')
 const { requestPurge } = require('../../cache/purge-target')
+const { caches } = require('../../cache/config')
 
 // The primary removes the files before it answers: a purge of many entries takes a while.
 const PURGE_TIMEOUT_MS = 10000
@@ -18,11 +19,11 @@ const PURGE_TIMEOUT_MS = 10000
  * @param {object} options runtime options
  * @param {object} shared per-worker services
  * @returns {((req, res, ctx) => boolean | Promise<boolean>) | null} null
- *   unless a route caches and `allowPurge` is on
+ *   unless something caches (a proxy route or a `cache` rule) and `allowPurge` is on
  */
 function createCachePurgeStage (options, shared) {
   const { config } = options
-  if (!config.responseCache.allowPurge || !config.proxy.some((route) => route.cache !== null)) return null
+  if (!config.responseCache.allowPurge || !caches(config)) return null
   const { respond, log, runtime } = shared
   return function purgeCache (req, res, ctx) {
     if (req.method !== 'PURGE') return false
