@@ -1,5 +1,7 @@
 'use strict'
 
+const { once } = require('node:events')
+
 // Only the owner may push the expiry on or let go: a holder that stalled
 // past its expiry must not extend or remove the lock another took since.
 const REFRESH = `
@@ -10,6 +12,9 @@ const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `
+// At start the store connects in the background while the stored
+// certificates load: the first lock is worth waiting this long for.
+const CONNECT_WAIT_MS = 3000
 
 /**
  * The order lock of a name in the fleet's store: a key holding its owner,
@@ -39,7 +44,7 @@ class StoreLock {
    *   unavailable: why the store cannot say (down, failed)
    */
   async acquire () {
-    if (!this.store.up) return { acquired: false, unavailable: 'the store is down' }
+    if (!this.store.up && !(await this.connected())) return { acquired: false, unavailable: 'the store is down' }
     try {
       const { client } = this.store
       if (await client.set(this.key, this.owner, 'PX', this.ttl, 'NX') === 'OK') {
@@ -55,6 +60,11 @@ class StoreLock {
     } catch (err) {
       return { acquired: false, unavailable: 'the store did not answer (' + (err.code || err.message) + ')' }
     }
+  }
+
+  async connected () {
+    const timeout = AbortSignal.timeout(CONNECT_WAIT_MS)
+    return once(this.store, 'up', { signal: timeout }).then(() => true, () => false)
   }
 
   async refresh () {

@@ -198,4 +198,18 @@ describe('automatic HTTPS in a fleet sharing only a store', { skip: skipWithout(
     assert.equal((await handshake(ports.https, NAME)).fingerprint, issued)
     assert.equal(pebble.orders(), 1)
   })
+
+  it('orders nothing while the store is down, says so once, and orders once it is back', async (t) => {
+    const redis = await startRedis(t)
+    await redis.stop()
+    const { ports, pebble, site, storage } = await setUp(t, { config: { store: { url: redis.url }, workers: 1 } })
+    const svr = await startSvr(t, site.configFile)
+    await svr.waitFor(/acme: acme-test\.example: no order while the store is down \(the order lock is in it\); trying again every 10 s/, 20000)
+    assert.equal(pebble.orders(), 0)
+    await redis.start()
+    await svr.waitFor(/acme: acme-test\.example: certificate issued/, 40000)
+    assert.equal(svr.output.split('no order while').length - 1, 1, 'said once')
+    assert.equal(pebble.orders(), 1)
+    assert.equal((await handshake(ports.https, NAME)).fingerprint, await storedFingerprint(storage))
+  })
 })
