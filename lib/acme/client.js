@@ -41,7 +41,7 @@ class AcmeClient {
     if (this.client !== null) return this.client
     await configureHttp(this.settings.caBundle, (err) => { this.networkError = err })
     const { pem, created } = await this.storage.accountKey(() => acme.crypto.createPrivateEcdsaKey())
-    if (created) this.log.info('acme: made a new account key in ' + this.storage.dir)
+    if (created) this.log.info('acme: made a new account key in ' + this.storage.where)
     this.client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey: pem })
     return this.client
   }

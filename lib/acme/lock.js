@@ -2,7 +2,9 @@
 
 const crypto = require('node:crypto')
 const fs = require('node:fs/promises')
-const { KEY_MODE } = require('./storage')
+
+// As the storage directory's other files (lib/acme/storage.js).
+const KEY_MODE = 0o600
 
 /**
  * An order lock in the shared storage directory, so that instances behind

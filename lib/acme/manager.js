@@ -3,7 +3,8 @@
 const crypto = require('node:crypto')
 const os = require('node:os')
 const { AcmeStorage, certificateDates } = require('./storage')
-const { OrderLock } = require('./lock')
+const { StoreStorage } = require('./store-storage')
+const { ChallengeAnswers } = require('./challenges')
 const { svrError } = require('../errors')
 const { renewalTime, jittered, DAY_MS } = require('./renewal')
 const { acmeMetricSeries } = require('./metrics')
@@ -17,11 +18,12 @@ const BACKOFF_MAX_MS = DAY_MS
 // often an instance that found it held looks again.
 const LOCK_TTL_MS = 10 * 60 * 1000
 const LOCK_POLL_MS = 2000
+// How often an instance looks again for a store that was down when it
+// wanted the lock.
+const STORE_POLL_MS = 10000
 // What a worker gets to install a tls-alpn-01 certificate before the CA is
 // told to look.
 const PUSH_TIMEOUT_MS = 5000
-// An http-01 token is base64url (whatever a worker forwards is checked again).
-const TOKEN = /^[A-Za-z0-9_-]{1,256}$/
 
 /**
  * Automatic HTTPS in the coordinator: one per primary (or single process).
@@ -44,10 +46,7 @@ class CertificateManager {
     this.certificates = new Map()
     // name -> {timer, failures, lastError, nextCheck, ordering}
     this.names = new Map()
-    // http-01 token -> key authorization, while a challenge is open.
-    this.tokens = new Map()
-    // name -> {cert, key} of a tls-alpn-01 challenge, while it is open.
-    this.alpn = new Map()
+    this.challenges = new ChallengeAnswers(() => this.storage, (act, fields) => this.broadcast(act, fields))
     this.counts = { issued: 0, failed: 0 }
     // Settles once the stored certificates are loaded: a worker asking for
     // one before that waits rather than failing its handshake.
@@ -70,7 +69,7 @@ class CertificateManager {
     this.stop()
     this.acme = acme.enabled ? acme : null
     if (this.acme === null) return
-    this.storage = new AcmeStorage(acme.storageDirectory)
+    this.storage = this.openStorage(acme)
     // Required only when used: acme-client and its crypto take the better
     // part of a second to load, which a server without it never pays.
     const { AcmeClient } = require('./client')
@@ -78,7 +77,16 @@ class CertificateManager {
     this.loaded = this.loadStored()
     this.loaded.then(() => this.listening).then(() => {
       for (const name of acme.names) this.schedule(name, 0)
-    }, (err) => this.log.error('acme: cannot read the storage directory ' + acme.storageDirectory + ': ' + err.message))
+    }, (err) => this.log.error('acme: cannot read the storage ' + this.storage.where + ': ' + err.message))
+  }
+
+  // With a fleet store (Coordinator#useStore, before the first
+  // configuration) the fleet shares everything through it; else the
+  // directory, which instances may share.
+  openStorage (acme) {
+    const disk = new AcmeStorage(acme.storageDirectory)
+    const store = this.coordinator.store
+    return store === null ? disk : new StoreStorage(store, disk, acme.storeKeyFile, this.log)
   }
 
   stop () {
@@ -91,7 +99,7 @@ class CertificateManager {
   async loadStored () {
     await this.storage.prepare()
     for (const name of this.acme.names) {
-      this.names.set(name, { timer: null, failures: 0, lastError: null, nextCheck: null, ordering: false })
+      this.names.set(name, { timer: null, failures: 0, lastError: null, nextCheck: null, ordering: false, unavailable: null })
       const stored = await this.storage.readCertificate(name)
       if (stored !== null && stored.notAfter > Date.now()) {
         this.adopt(name, stored)
@@ -157,8 +165,13 @@ class CertificateManager {
   }
 
   async orderUnderLock (name, state) {
-    const lock = new OrderLock(this.storage.lockFile(name), this.owner, LOCK_TTL_MS)
+    const lock = this.storage.orderLock(name, this.owner, LOCK_TTL_MS)
     const taken = await lock.acquire()
+    if (taken.unavailable !== undefined) {
+      this.lockUnavailable(name, state, taken.unavailable)
+      return
+    }
+    state.unavailable = null
     if (!taken.acquired) {
       this.log.info('acme: ' + name + ': ' + taken.holder.owner + ' is ordering it (lock until ' +
         new Date(taken.holder.expires).toISOString() + '); waiting for its certificate')
@@ -178,16 +191,26 @@ class CertificateManager {
     }
   }
 
+  // No order without the fleet's lock: said once per outage, looked at again.
+  lockUnavailable (name, state, why) {
+    if (state.unavailable === null) {
+      this.log.warn('acme: ' + name + ': no order while ' + why + ' (the order lock is in it)' +
+        (this.certificates.has(name) ? '; the current certificate keeps serving' : '') + '; trying again every ' + STORE_POLL_MS / 1000 + ' s')
+    }
+    state.unavailable = why
+    this.schedule(name, STORE_POLL_MS)
+  }
+
   async order (name, state) {
     const renewing = this.certificates.has(name)
     this.log.info('acme: ' + name + ': ' + (renewing ? 'renewing' : 'ordering') + ' a certificate from ' + this.acme.directoryUrl + ' (' + this.acme.challenge + ')')
     let pair
     try {
       pair = await this.client.obtain(name, {
-        http: (token, keyAuthorization) => this.openToken(token, keyAuthorization),
-        httpDone: (token) => this.closeToken(token),
-        alpn: (certificate) => this.openAlpn(name, certificate),
-        alpnDone: () => this.closeAlpn(name)
+        http: (token, keyAuthorization) => this.challenges.openToken(token, keyAuthorization),
+        httpDone: (token) => this.challenges.closeToken(token),
+        alpn: (certificate) => this.challenges.openAlpn(name, certificate),
+        alpnDone: () => this.challenges.closeAlpn(name)
       })
     } catch (err) {
       this.failed(name, state, err, renewing)
@@ -211,49 +234,6 @@ class CertificateManager {
     this.log.error(svrError('SVR_ERR_ACME_ORDER', [name, state.failures, state.lastError]).message +
       '; retrying in ' + Math.round(delay / 1000) + ' s' + (renewing ? '; the current certificate keeps serving' : ''))
     this.schedule(name, delay)
-  }
-
-  // The answers go into the shared storage too: behind a load balancer the
-  // CA may reach another instance than this one.
-  async openToken (token, keyAuthorization) {
-    this.tokens.set(token, keyAuthorization)
-    await this.storage.writeChallenge(token, keyAuthorization)
-  }
-
-  async closeToken (token) {
-    this.tokens.delete(token)
-    await this.storage.writeChallenge(token, null)
-  }
-
-  async openAlpn (name, certificate) {
-    this.alpn.set(name, certificate)
-    await this.storage.writeChallenge(name + '.alpn', JSON.stringify(certificate))
-    await this.broadcast('acme-alpn', { name, cert: certificate.cert, key: certificate.key })
-  }
-
-  async closeAlpn (name) {
-    this.alpn.delete(name)
-    await this.storage.writeChallenge(name + '.alpn', null)
-    await this.broadcast('acme-alpn', { name, cert: null, key: null })
-  }
-
-  async storedToken (token) {
-    if (!TOKEN.test(token)) return null
-    if (this.tokens.has(token)) return this.tokens.get(token)
-    return this.storage === null ? null : this.storage.readChallenge(token)
-  }
-
-  async storedAlpn (name) {
-    if (this.alpn.has(name)) return this.alpn.get(name)
-    const stored = this.storage === null ? null : await this.storage.readChallenge(name + '.alpn')
-    if (stored === null) return null
-    try {
-      const { cert, key } = JSON.parse(stored)
-      return typeof cert === 'string' && typeof key === 'string' ? { cert, key } : null
-    } catch {
-      // Being written by another instance: the CA tries again.
-      return null
-    }
   }
 
   /**
@@ -282,14 +262,14 @@ class CertificateManager {
    */
   services () {
     return {
-      'acme-token': (msg) => this.storedToken(String(msg.token)),
+      'acme-token': (msg) => this.challenges.token(String(msg.token)),
       'acme-lookup': async (msg) => {
         await this.loaded
         const certificate = this.certificates.get(msg.name)
         return {
           cert: certificate === undefined ? null : certificate.cert,
           key: certificate === undefined ? null : certificate.key,
-          alpn: this.acme === null || this.acme.challenge !== 'tls-alpn-01' ? null : await this.storedAlpn(msg.name)
+          alpn: this.acme === null || this.acme.challenge !== 'tls-alpn-01' ? null : await this.challenges.alpnCertificate(msg.name)
         }
       },
       'acme-summary': () => this.summary()

@@ -5,6 +5,8 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const tls = require('node:tls')
 const { invalidConfig } = require('../errors')
+const { OrderLock } = require('./lock')
+const { readStoreKey } = require('./sealing')
 
 // Private keys and the account are readable by the service user only; the
 // directories keep others from even listing the names.
@@ -30,6 +32,7 @@ class AcmeStorage {
    */
   constructor (dir) {
     this.dir = dir
+    this.where = dir
   }
 
   /**
@@ -123,6 +126,16 @@ class AcmeStorage {
   lockFile (name) {
     return path.join(this.dir, 'locks', fileName(name) + '.lock')
   }
+
+  /**
+   * @param {string} name
+   * @param {string} owner who we are
+   * @param {number} ttl ms
+   * @returns {OrderLock} the name's order lock, not yet taken
+   */
+  orderLock (name, owner, ttl) {
+    return new OrderLock(this.lockFile(name), owner, ttl)
+  }
 }
 
 // Names are validated DNS names (lib/acme/names.js); this only keeps a
@@ -199,6 +212,7 @@ async function checkAcme (file, config) {
   } catch (err) {
     throw invalidConfig(file, ['/acme/storageDirectory: ' + dir + ' is not a writable directory (' + err.code + ')'])
   }
+  await checkStoreKey(file, acme)
   if (acme.caBundle === null) return
   try {
     // X509Certificate parses the first certificate of the file, and throws without one.
@@ -210,4 +224,12 @@ async function checkAcme (file, config) {
   }
 }
 
-module.exports = { AcmeStorage, checkAcme, certificateDates, KEY_MODE }
+async function checkStoreKey (file, acme) {
+  try {
+    await readStoreKey(acme.storeKeyFile)
+  } catch (err) {
+    throw invalidConfig(file, ['/acme/storeKeyFile: ' + (err.code === undefined ? err.message : 'cannot read ' + acme.storeKeyFile + ' (' + err.code + ')')])
+  }
+}
+
+module.exports = { AcmeStorage, checkAcme, certificateDates, pairMatches, KEY_MODE }

@@ -60,6 +60,8 @@ class Coordinator {
   /**
    * Share what the fleet must share through its store (`store`): from now
    * on the login throttle counts in it, and rate limits fill its buckets.
+   * Called before the first configure(), so that automatic HTTPS keeps its
+   * account, certificates and lock in it from the start.
    * @param {import('../store/fleet-store').FleetStore} store
    */
   useStore (store) {

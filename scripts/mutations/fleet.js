@@ -5,6 +5,7 @@
 const STORE = 'test/fleet/store.test.js'
 const TICKETS = 'test/fleet/tickets.test.js'
 const SENTINEL = 'test/fleet/sentinel.test.js'
+const ACME = 'test/fleet/acme.test.js'
 
 module.exports = [
   {
@@ -102,5 +103,61 @@ module.exports = [
     find: '  if (settings.sentinels.length !== 0) {\n    options.sentinels',
     replace: '  if (false) {\n    options.sentinels',
     tests: [SENTINEL]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/acme/store-lock.js',
+    what: 'the ACME order lock taken without NX: every instance gets it',
+    find: "'PX', this.ttl, 'NX')",
+    replace: "'PX', this.ttl)",
+    tests: [ACME]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/acme/store-lock.js',
+    what: 'the ACME order lock refreshed without checking that it is still ours',
+    find: "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end",
+    replace: "return redis.call('PEXPIRE', KEYS[1], ARGV[2])",
+    tests: [ACME]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/acme/store-lock.js',
+    what: 'the ACME order lock released without checking that it is still ours',
+    find: "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end",
+    replace: "return redis.call('DEL', KEYS[1])",
+    tests: [ACME]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/acme/store-storage.js',
+    what: 'a certificate\'s private key stored unencrypted although a store key file is given',
+    find: 'JSON.stringify({ cert, key: this.sealer.seal(key) })',
+    replace: 'JSON.stringify({ cert, key })',
+    tests: [ACME]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/acme/store-storage.js',
+    what: 'the ACME account key stored unencrypted although a store key file is given',
+    find: "client.set('acme:account', this.sealer.seal(own.pem), 'NX')",
+    replace: "client.set('acme:account', own.pem, 'NX')",
+    tests: [ACME]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/acme/manager.js',
+    what: 'ACME keeps to its own directory with a fleet store (each instance orders)',
+    find: 'return store === null ? disk : new StoreStorage',
+    replace: 'return store !== undefined ? disk : new StoreStorage',
+    tests: [ACME]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/acme/store-storage.js',
+    what: 'an http-01 answer kept by the instance that ordered, not put in the store',
+    find: "    else await client.set('acme:challenge:' + id, answer, 'PX', CHALLENGE_TTL_MS)\n",
+    replace: '',
+    tests: [ACME]
   }
 ]
