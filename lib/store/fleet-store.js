@@ -114,6 +114,11 @@ function clientOptions (settings, secrets) {
     options.name = settings.masterName
     options.sentinelPassword = secrets.password ?? undefined
     options.sentinelRetryStrategy = options.retryStrategy
+    // rediss:// means TLS to the sentinels and to the primary they name.
+    if (secure) {
+      options.sentinelTLS = options.tls
+      options.enableTLSForSentinelMode = true
+    }
   } else {
     options.host = url.hostname.replace(/^\[|\]$/g, '')
     options.port = url.port === '' ? 6379 : Number(url.port)

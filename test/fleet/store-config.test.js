@@ -45,7 +45,10 @@ describe('store configuration', () => {
     assert.deepEqual([direct.host, direct.port, direct.db, direct.username, direct.password, direct.keyPrefix, direct.commandTimeout, direct.tls, direct.enableOfflineQueue],
       ['cache.internal', 6380, 3, 'svr', 'pw', 'site1:', 250, { ca: 'PEM', servername: 'cache.internal' }, false])
     const sentinel = clientOptions({ ...settings, url: 'redis://127.0.0.1/1', sentinels: ['10.0.0.1:26379', 'sentinel.b:26380'], masterName: 'main' }, { password: null, ca: null })
-    assert.deepEqual([sentinel.sentinels, sentinel.name, sentinel.db, sentinel.host], [[{ host: '10.0.0.1', port: 26379 }, { host: 'sentinel.b', port: 26380 }], 'main', 1, undefined])
+    assert.deepEqual([sentinel.sentinels, sentinel.name, sentinel.db, sentinel.host, sentinel.enableTLSForSentinelMode],
+      [[{ host: '10.0.0.1', port: 26379 }, { host: 'sentinel.b', port: 26380 }], 'main', 1, undefined, undefined])
+    const secureSentinel = clientOptions({ ...settings, sentinels: ['10.0.0.1:26379'], masterName: 'main' }, { password: null, ca: 'PEM' })
+    assert.deepEqual([secureSentinel.enableTLSForSentinelMode, secureSentinel.sentinelTLS, secureSentinel.tls.ca], [true, secureSentinel.tls, 'PEM'])
     assert.equal(describeStore(settings), 'rediss://cache.internal:6380/3')
     // Back-off: 100 ms doubling, at most 5 s.
     assert.deepEqual([1, 2, 3, 7, 20].map(direct.retryStrategy), [100, 200, 400, 5000, 5000])
