@@ -1,10 +1,8 @@
 'use strict'
 
 const { decideStore, exceedsEntrySize } = require('./policy')
-const { serveEntry } = require('./answer')
+const { serveEntry, STALE_IF_ERROR_STATUSES } = require('./answer')
 
-// Answers a stale entry may replace within its stale-if-error window.
-const ERROR_STATUSES = new Set([500, 502, 503, 504])
 // Fields of one exchange that a stored answer must not repeat to others.
 const PER_REQUEST_FIELDS = ['x-request-id', 'cache-status', 'date']
 
@@ -91,7 +89,7 @@ class AnswerCapture {
    */
   begin (res, status) {
     const { stale, previous } = this.state
-    if (ERROR_STATUSES.has(status) && stale !== null && Date.now() < stale.meta.staleIfErrorUntil) {
+    if (STALE_IF_ERROR_STATUSES.has(status) && stale !== null && Date.now() < stale.meta.staleIfErrorUntil) {
       this.phase = 'replaced'
       this.replacedStatus = status
       return true

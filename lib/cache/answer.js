@@ -7,6 +7,8 @@ const { checkPreconditions } = require('../static/conditional')
 // fields a cache or browser updates its own copy with.
 const NOT_MODIFIED_FIELDS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'last-modified', 'vary']
 const RANGE_OPTIONS = Object.freeze({ combine: true })
+// Answers a stale entry may stand in for within its stale-if-error window (RFC 5861).
+const STALE_IF_ERROR_STATUSES = new Set([500, 502, 503, 504])
 
 /**
  * Answer a request from a stored entry, as a server with the whole answer
@@ -133,4 +135,4 @@ function invalidateAfter (req, res, cache, base) {
   })
 }
 
-module.exports = { answerFromEntry, serveEntry, invalidateAfter }
+module.exports = { answerFromEntry, serveEntry, invalidateAfter, STALE_IF_ERROR_STATUSES }

@@ -3,11 +3,9 @@
 const { ProxyExchange, startExchange, forward } = require('./forward')
 const { responseHeaders } = require('./headers')
 const { decideStore, exceedsEntrySize, entryState, asFillRequest, revalidatedMeta, baseKey } = require('../cache/policy')
-const { serveEntry, invalidateAfter } = require('../cache/answer')
+const { serveEntry, invalidateAfter, STALE_IF_ERROR_STATUSES } = require('../cache/answer')
 const { refreshInBackground } = require('./background-refresh')
 
-// Answers a stale entry may replace within its stale-if-error window (RFC 5861 4).
-const ERROR_STATUSES = new Set([500, 502, 503, 504])
 
 /**
  * Forward a request of a route with `cache` through the response cache:
@@ -112,7 +110,7 @@ class CachingExchange extends ProxyExchange {
       this.notModified = responseHeaders(headers, this.route)
       return
     }
-    if (ERROR_STATUSES.has(statusCode) && this.usableStale() !== null) {
+    if (STALE_IF_ERROR_STATUSES.has(statusCode) && this.usableStale() !== null) {
       this.standIn = { entry: this.usableStale(), status: statusCode }
       return
     }

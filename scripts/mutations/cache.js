@@ -104,7 +104,7 @@ module.exports = [
     area: 'cache',
     file: 'lib/proxy/cached-forward.js',
     what: 'an upstream 5xx relayed while a stale entry could stand in',
-    find: '    if (ERROR_STATUSES.has(statusCode) && this.usableStale() !== null) {',
+    find: '    if (STALE_IF_ERROR_STATUSES.has(statusCode) && this.usableStale() !== null) {',
     replace: '    if (false) {',
     tests: [VALIDATION]
   },
@@ -216,7 +216,7 @@ module.exports = [
     area: 'cache',
     file: 'lib/cache/answer-capture.js',
     what: 'a script\'s 500 relayed while a stale entry could stand in',
-    find: '    if (ERROR_STATUSES.has(status) && stale !== null && Date.now() < stale.meta.staleIfErrorUntil) {',
+    find: '    if (STALE_IF_ERROR_STATUSES.has(status) && stale !== null && Date.now() < stale.meta.staleIfErrorUntil) {',
     replace: '    if (false) {',
     tests: [APP]
   },
