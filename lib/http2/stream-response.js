@@ -1,12 +1,17 @@
 'use strict'
 
 const { EventEmitter } = require('node:events')
+const fs = require('node:fs')
+const { pipeline } = require('node:stream')
 const { validateHeaderName, validateHeaderValue } = require('node:http')
 const { isHopByHop, sendsLength, bodyLength } = require('./compat')
 const { countSentBytes } = require('../pipeline/request/response-bytes')
 
 const kResponse = Symbol('svr.http2.response')
 const NO_ERROR = 0
+// A file is read into the stream in chunks of the size of the stream's
+// initial flow-control window: one read fills what the client lets through.
+const FILE_CHUNK_BYTES = 64 * 1024
 // Header names are few (svr's own, the configured ones): each is validated
 // and lower-cased once, then looked up.
 const MAX_KNOWN_NAMES = 512
@@ -28,8 +33,8 @@ ResponseHeaders.prototype = Object.create(null)
  * The answer interface of svr's own stages on an HTTP/2 stream: the part of
  * http.ServerResponse they use (statusCode, the header methods, end,
  * destroy, 'finish' and 'close'), sent with one header object
- * (`stream.respond`) and one `stream.end(body)`, or `respondWithFile` for a
- * file from disk. Node's Http2ServerResponse, a Writable with its own
+ * (`stream.respond`) and one `stream.end(body)`, or a file from disk read
+ * into the stream. Node's Http2ServerResponse, a Writable with its own
  * header bookkeeping per request, is made only when application code needs
  * it (lib/http2/promote.js). Like svr's subclass of it, it drops the
  * connection-specific headers HTTP/1.1 code sets.
@@ -56,7 +61,7 @@ class StreamResponse extends EventEmitter {
     stream[kResponse] = this
     // A stream reset by the client emits 'error'; the response's 'close'
     // tells the access log.
-    stream.on('error', ignoreStreamError)
+    stream.on('error', ignoreError)
     stream.on('close', onStreamClose)
   }
 
@@ -119,9 +124,12 @@ class StreamResponse extends EventEmitter {
   }
 
   /**
-   * Send a file (or a part of it) from disk: Node opens it and hands the
-   * descriptor to nghttp2, which reads it as the window allows, with no
-   * Writable in between.
+   * Send a file (or a part of it) from disk, read in chunks into the stream.
+   * Not by respondWithFile: on Node.js 22 and 24 a client resetting the
+   * stream while Node's native pipe from the file is between two reads
+   * crashes the process (SIGSEGV in StreamPipe::ProcessData, reproduced with
+   * nothing but node:http2, a 8 MiB file and a client cancelling at the
+   * head), so a cancelled download would take the worker down.
    * @param {string} file
    * @param {number} offset first byte
    * @param {number} length bytes to send
@@ -132,10 +140,31 @@ class StreamResponse extends EventEmitter {
     this.writableEnded = true
     if (!this.startHead()) return
     countSentBytes(this, length)
-    this.stream.respondWithFile(file, this.headers, { offset, length, onError: (err) => this.fileFailed(err, length, onError) })
+    fs.open(file, 'r', (err, fd) => {
+      if (err !== null) this.fileFailed(err, length, onError)
+      else this.streamFile(fd, offset, length)
+    })
   }
 
-  // Until Node has sent the head, a failure to open the file leaves the
+  streamFile (fd, offset, length) {
+    const stream = this.stream
+    if (stream.destroyed || stream.closed) {
+      fs.close(fd, ignoreError)
+      return
+    }
+    if (length === 0) {
+      fs.close(fd, ignoreError)
+      stream.respond(this.headers, { endStream: true })
+      return
+    }
+    stream.respond(this.headers)
+    const body = fs.createReadStream(null, { fd, start: offset, end: offset + length - 1, highWaterMark: FILE_CHUNK_BYTES })
+    // A reset stream destroys the read stream (closing the file); a read
+    // error resets the stream: its head is out, only the reset can tell.
+    pipeline(body, stream, ignoreError)
+  }
+
+  // Until the file is open, a failure to open it leaves the
   // response as it was, to be answered with an error page.
   fileFailed (err, length, onError) {
     this.writableEnded = false
@@ -188,7 +217,7 @@ function lowerCase (name) {
   return typeof key === 'string' ? key : name.toLowerCase()
 }
 
-function ignoreStreamError () {}
+function ignoreError () {}
 
 // `this` is the stream: one listener for every response, no closure each.
 function onStreamClose () {

@@ -1,6 +1,5 @@
 'use strict'
 
-const fs = require('node:fs')
 const { Coordinator } = require('./coordinator')
 const { svrError } = require('../errors')
 const { listeningLines, listenError, removeStaleSockets } = require('../listen')
@@ -14,6 +13,7 @@ const { createSlot } = require('./slots')
 const { workerSlots } = require('./worker-slots')
 const { rollingReload } = require('./rolling-reload')
 const { operatorControls } = require('./operator-controls')
+const { ScriptWatcher } = require('./script-watcher')
 
 const SCRIPT_WATCH_MS = 500
 
@@ -140,24 +140,14 @@ class Supervisor {
     const file = scriptPath(this.options)
     const wanted = this.options.config.watchServerSideScript && !this.options.disableMods
     if (this.watcher !== null && (!wanted || this.watcher.file !== file)) {
-      fs.unwatchFile(this.watcher.file, this.watcher.listener)
+      this.watcher.stop()
       this.watcher = null
     }
     if (!wanted || this.watcher !== null) return
-    // The script as the workers just loaded it. fs.watchFile's own first
-    // look comes later, from the thread pool: an edit made before it (a
-    // busy machine) would be taken as the starting point and never rolled
-    // out. Read once per watch, at start or reload, not per request.
-    const watcher = { file, listener: null, seen: signature(fs.statSync(file, { throwIfNoEntry: false })) }
-    watcher.listener = (current) => {
-      const now = signature(current)
-      if (now === watcher.seen) return
-      watcher.seen = now
+    this.watcher = new ScriptWatcher(file, SCRIPT_WATCH_MS, () => {
       this.log.info(file + ' changed; reloading')
       this.reload()
-    }
-    fs.watchFile(file, { interval: SCRIPT_WATCH_MS }, watcher.listener).unref()
-    this.watcher = watcher
+    })
   }
 
   onBootError (msg, worker) {
@@ -259,11 +249,5 @@ function isReady (slot) {
 }
 
 Object.assign(Supervisor.prototype, workerSlots, rollingReload, operatorControls)
-
-// What tells one version of the script from another: its time and size
-// ('' when it is missing, as fs.watchFile reports it with zeros).
-function signature (stats) {
-  return stats === undefined || stats.mtimeMs === 0 ? '' : stats.mtimeMs + ' ' + stats.size
-}
 
 module.exports = { Supervisor }

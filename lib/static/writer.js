@@ -64,7 +64,7 @@ function createWriter (config, { respond, log }) {
     stream.res = res
     stream[kCacheControl] = setCacheControl
     stream[kContext] = ctx
-    if (res instanceof StreamResponse) stream.stream = sendByDescriptor
+    if (res instanceof StreamResponse) stream.stream = sendToStream
     stream.on('error', onSendError)
     if (etags) stream.on('headers', setStrongEtag)
     if (writeHeadWrapped(res)) stream.on('stream', sendHeadOfSend)
@@ -134,9 +134,10 @@ function sendHeadOfSend () {
 
 // Replaces SendStream#stream for an HTTP/2 stream: send has settled the
 // status and headers (200 or 206, Content-Range, Content-Length), and the
-// bytes go by respondWithFile instead of a read stream piped into a
-// Writable. `this` is the send stream; an open error is its error.
-function sendByDescriptor (file, range) {
+// bytes go straight into the HTTP/2 stream (StreamResponse#sendFile)
+// instead of through Node's compat response. `this` is the send stream; an
+// open error is its error.
+function sendToStream (file, range) {
   const length = Number(this.res.getHeader('Content-Length'))
   this.res.sendFile(file, range.start, length, (err) => this.emit('error', err))
 }

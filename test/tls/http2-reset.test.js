@@ -23,6 +23,8 @@ const { parseCombined, readLines, waitUntil } = require('../helpers/access-log')
 const HUGE_BYTES = 8 * 1024 * 1024
 // Under fileCacheMaxFileSize: held in memory, sent with stream.end(body).
 const SMALL = 'small file\n'.repeat(10)
+const CANCELLED_DOWNLOADS = 300
+const CANCELLING_SESSIONS = 10
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 /**
@@ -108,6 +110,25 @@ describe('HTTP/2 streams reset by the client, in the combined access log', () =>
     assert.equal(complete.status, 200)
     assert.equal(complete.bytes, HUGE_BYTES)
     assert.equal(complete.aborted, false)
+  })
+
+  // Node's respondWithFile crashed the worker (SIGSEGV) on Node.js 22 and
+  // 24 when downloads were cancelled like this, a few in a few hundred. The
+  // cancels are spread over sessions, each one a stream at a time: Node
+  // answers a burst of resets on one session with ENHANCE_YOUR_CALM.
+  it('should survive hundreds of downloads cancelled at the head, with a line each', async (t) => {
+    const sessions = await Promise.all(Array.from({ length: CANCELLING_SESSIONS }, () => connectH2(server.svr.port)))
+    t.after(() => { for (const session of sessions) session.close() })
+    const ids = []
+    await Promise.all(sessions.map(async (session) => {
+      for (let i = 0; i < CANCELLED_DOWNLOADS / CANCELLING_SESSIONS; i++) ids.push((await cancelAtHead(session, '/huge.bin')).id)
+    }))
+    assert.equal(ids.length, CANCELLED_DOWNLOADS)
+    assert.doesNotMatch(server.svr.output, /exited unexpectedly/)
+    const last = await lineOf(server, ids[ids.length - 1], parseCombined)
+    assert.equal(last.aborted, true)
+    const aborted = new Set((await readLines(server.log)).map(parseCombined).filter((entry) => entry !== null && entry.aborted).map((entry) => entry.requestId))
+    assert.deepEqual(ids.filter((id) => !aborted.has(id)), [])
   })
 
   it('should log the body bytes of a range sent from disk and of a file held in memory, on the bare stream', async () => {
