@@ -1,10 +1,16 @@
 'use strict'
 
+const crypto = require('node:crypto')
+
 // How often an instance looks whether the fleet's list changed: a block on
 // one instance holds on every other within this (plus a command's time).
 const POLL_MS = 500
 const SET_KEY = 'blocklist'
 const VERSION_KEY = 'blocklist:version'
+// Set once by the first change to a store without a list: a store that
+// restarted empty, or a replica promoted before it had the list, shows a
+// generation (or a version) other than the one an instance last read.
+const GENERATION_KEY = 'blocklist:generation'
 
 /**
  * The console blocklist of a fleet, in the store: a set of entries and a
@@ -14,6 +20,10 @@ const VERSION_KEY = 'blocklist:version'
  * is back, after any change the others made meanwhile, so the last word
  * wins per entry. An instance that finds no list in the store gives it its
  * own (the `stateDirectory` file of a single machine that joins a fleet).
+ * One that finds the list gone or older than what it last read (the store
+ * restarted without its data, a replica behind took over) gives the store
+ * its list again instead of adopting the loss: every instance does, so the
+ * fleet's list comes back as the union of what the instances held.
  */
 class SharedBlocklist {
   /**
@@ -26,6 +36,9 @@ class SharedBlocklist {
     this.onChange = onChange
     this.log = log
     this.version = null
+    this.generation = null
+    // The list as this instance holds it (the last one adopted).
+    this.entries = []
     // Changes not yet in the store: entry -> 'add' or 'remove'.
     this.pending = new Map()
     this.seed = []
@@ -41,6 +54,7 @@ class SharedBlocklist {
    */
   start (entries) {
     this.seed = entries.slice()
+    this.entries = entries.slice()
     if (this.store.up) this.sync()
   }
 
@@ -72,6 +86,7 @@ class SharedBlocklist {
       else multi.srem(SET_KEY, entry)
     }
     multi.incr(VERSION_KEY)
+    multi.set(GENERATION_KEY, crypto.randomUUID(), 'NX')
     await multi.exec()
     // A change made again meanwhile stays pending.
     for (const [entry, op] of changes) if (this.pending.get(entry) === op) this.pending.delete(entry)
@@ -84,6 +99,9 @@ class SharedBlocklist {
         for (const entry of this.seed) if (!this.pending.has(entry)) this.pending.set(entry, 'add')
       }
       this.seed = []
+      // A list kept by an earlier svr has no generation yet: without one a
+      // later loss of it would go unnoticed.
+      await this.store.client.set(GENERATION_KEY, crypto.randomUUID(), 'NX')
       await this.flush()
       await this.poll()
     } catch (err) {
@@ -95,22 +113,44 @@ class SharedBlocklist {
     if (!this.store.up || this.polling) return
     this.polling = true
     try {
-      const version = await this.store.client.get(VERSION_KEY)
-      if (version === this.version) return
+      let [version, generation] = await this.store.client.mget(VERSION_KEY, GENERATION_KEY)
+      if (this.lost(version, generation)) {
+        await this.restore()
+        ;[version, generation] = await this.store.client.mget(VERSION_KEY, GENERATION_KEY)
+      }
+      if (version === this.version && generation === this.generation) return
       const entries = await this.store.client.smembers(SET_KEY)
       this.version = version
+      this.generation = generation
       // What waits to be sent is this instance's word on those entries.
       for (const [entry, op] of this.pending) {
         const at = entries.indexOf(entry)
         if (op === 'add' && at === -1) entries.push(entry)
         if (op === 'remove' && at !== -1) entries.splice(at, 1)
       }
-      this.onChange(entries.sort())
+      this.entries = entries.sort()
+      this.onChange(this.entries)
     } catch {
       // Down or slow: the next poll tries again; the store's own events log it.
     } finally {
       this.polling = false
     }
+  }
+
+  // Whether the store no longer has the list this instance last read.
+  lost (version, generation) {
+    if (this.generation === null) return false
+    if (generation !== this.generation) return true
+    return this.version !== null && (version === null || Number(version) < Number(this.version))
+  }
+
+  async restore () {
+    this.log.warn('store: the fleet\'s blocklist is gone or older than this instance last read ' +
+      '(a store restarted without its data, or a replica behind took over); giving it this instance\'s ' + this.entries.length + ' entries again')
+    for (const entry of this.entries) if (!this.pending.has(entry)) this.pending.set(entry, 'add')
+    this.generation = null
+    this.version = null
+    await this.flush()
   }
 
   stop () {

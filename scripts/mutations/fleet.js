@@ -43,6 +43,14 @@ module.exports = [
   {
     area: 'fleet',
     file: 'lib/store/shared-blocklist.js',
+    what: 'a store that came back empty is taken for the fleet\'s word (the list is lost everywhere)',
+    find: '      if (this.lost(version, generation)) {\n',
+    replace: '      if (false) {\n',
+    tests: [STORE]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/store/shared-blocklist.js',
     what: 'an unblock never reaches the store',
     find: '      else multi.srem(SET_KEY, entry)\n',
     replace: '',

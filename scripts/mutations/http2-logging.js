@@ -27,8 +27,8 @@ module.exports = [
     area: 'http2-logging',
     file: 'lib/http2/stream-response.js',
     what: 'a range sent from disk on the bare stream counts the bytes before the range too',
-    find: '    countSentBytes(this, length)\n    this.stream.respondWithFile(',
-    replace: '    countSentBytes(this, offset + length)\n    this.stream.respondWithFile(',
+    find: '    countSentBytes(this, length)\n    fs.open(',
+    replace: '    countSentBytes(this, offset + length)\n    fs.open(',
     tests: BYTES
   },
   {

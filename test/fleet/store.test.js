@@ -43,7 +43,7 @@ async function instance (t, redis, config = {}, { tty = false } = {}) {
   await fs.writeFile(path.join(site.dir, 'store-password'), redis.password + '\n', { mode: 0o600 })
   const svr = tty ? await startSvrOnTty(t, site.configFile) : await startSvr(t, site.configFile)
   await svr.waitFor(/store redis:\/\/127\.0\.0\.1:\d+ connected/)
-  return { svr, port }
+  return { svr, port, dir: site.dir }
 }
 
 function basic (name, password) {
@@ -100,6 +100,33 @@ describe('the fleet\'s store', { skip: skipWithout('redis-server', 'script') }, 
     a.svr.type('unblock 127.0.0.1')
     await a.svr.waitFor(/unblocked: 127\.0\.0\.1/)
     await waitUntil(async () => (await request(b.port, '/')).status === 200, 'B serves the address again', 3000)
+  })
+
+  it('gives a store that restarted without its data the fleet\'s blocklist again, instead of adopting the loss', async (t) => {
+    requireTools(t, 'redis-server', 'script')
+    const redis = await startRedis(t, { password: PASSWORD })
+    const a = await instance(t, redis, { stateDirectory: 'state' }, { tty: true })
+    const b = await instance(t, redis)
+    const from = (address) => ({ headers: { 'x-forwarded-for': address }, agent: false })
+    a.svr.type('block 203.0.113.7')
+    await a.svr.waitFor(/blocked: 203\.0\.113\.7/)
+    await waitUntil(async () => (await request(b.port, '/', from('203.0.113.7'))).status === 403, 'B refuses the blocked address', 3000)
+    const marks = [a.svr.output.length, b.svr.output.length]
+    // A crash with nothing on disk: the store comes back empty.
+    await redis.stop()
+    await redis.start()
+    await a.svr.waitFor(/store redis:\/\/127\.0\.0\.1:\d+ is back/, 15000, marks[0])
+    await b.svr.waitFor(/store redis:\/\/127\.0\.0\.1:\d+ is back/, 15000, marks[1])
+    await waitUntil(async () => (await redis.command(['AUTH ' + redis.password, 'SMEMBERS svr:blocklist'])).includes('203.0.113.7'),
+      'the store has the entry again', 5000)
+    // Past a few polls: no instance took the empty store for the fleet's word.
+    await sleep(1500)
+    assert.deepEqual([(await request(a.port, '/', from('203.0.113.7'))).status, (await request(b.port, '/', from('203.0.113.7'))).status], [403, 403])
+    assert.deepEqual([(await request(a.port, '/', from('203.0.113.8'))).status, (await request(b.port, '/', from('203.0.113.8'))).status], [200, 200])
+    const saved = await fs.readFile(path.join(a.dir, 'state', 'blocklist.json'), 'utf8')
+    assert.match(saved, /203\.0\.113\.7/)
+    assert.match(a.svr.output.slice(marks[0]) + b.svr.output.slice(marks[1]), /blocklist is gone or older than this instance last read/)
+    assert.doesNotMatch(a.svr.output.slice(0, marks[0]) + b.svr.output.slice(0, marks[1]), /blocklist is gone/)
   })
 
   it('starts and serves without the store, acts on its own meanwhile, and catches up when it is back', async (t) => {
