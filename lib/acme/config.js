@@ -4,14 +4,13 @@ const path = require('node:path')
 const { acmeNames, acmeProblems } = require('./names')
 
 // The loaded configuration holds the names to certify, the absolute storage
-// directory, CA bundle and store key file, so no reader has to work them out again.
+// directory and CA bundle, so no reader has to work them out again.
 function resolveAcme (config, configDir) {
   const { acme } = config
   acme.names = acmeNames(config)
   if (acme.storageDirectory !== null) acme.storageDirectory = path.resolve(configDir, acme.storageDirectory)
   else if (config.stateDirectory !== null) acme.storageDirectory = path.resolve(configDir, config.stateDirectory, 'acme')
   if (acme.caBundle !== null) acme.caBundle = path.resolve(configDir, acme.caBundle)
-  if (acme.storeKeyFile !== null) acme.storeKeyFile = path.resolve(configDir, acme.storeKeyFile)
 }
 
 // `acme` to the configuration loader (lib/config/load.js).

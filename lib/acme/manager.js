@@ -86,7 +86,7 @@ class CertificateManager {
   openStorage (acme) {
     const disk = new AcmeStorage(acme.storageDirectory)
     const store = this.coordinator.store
-    return store === null ? disk : new StoreStorage(store, disk, acme.storeKeyFile, this.log)
+    return store === null ? disk : new StoreStorage(store, disk, this.log)
   }
 
   stop () {

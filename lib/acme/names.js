@@ -55,9 +55,6 @@ function acmeProblems (data) {
   }
   if (typeof acme.email === 'string' && acme.email !== '' && !EMAIL.test(acme.email)) problems.push('/acme/email: must be an e-mail address such as "admin@example.com"')
   problems.push(...directoryProblems(acme), ...namesProblems(data))
-  if (typeof acme.storeKeyFile === 'string' && (data.store === null || data.store === undefined)) {
-    problems.push('/acme/storeKeyFile: encrypts the keys kept in the fleet\'s store: only used with "store"')
-  }
   if (acme.storageDirectory === null && data.stateDirectory === null) {
     problems.push('/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"')
   }

@@ -6,7 +6,6 @@ const path = require('node:path')
 const tls = require('node:tls')
 const { invalidConfig } = require('../errors')
 const { OrderLock } = require('./lock')
-const { readStoreKey } = require('./sealing')
 
 // Private keys and the account are readable by the service user only; the
 // directories keep others from even listing the names.
@@ -212,7 +211,6 @@ async function checkAcme (file, config) {
   } catch (err) {
     throw invalidConfig(file, ['/acme/storageDirectory: ' + dir + ' is not a writable directory (' + err.code + ')'])
   }
-  await checkStoreKey(file, acme)
   if (acme.caBundle === null) return
   try {
     // X509Certificate parses the first certificate of the file, and throws without one.
@@ -221,14 +219,6 @@ async function checkAcme (file, config) {
     new crypto.X509Certificate(text)
   } catch (err) {
     throw invalidConfig(file, ['/acme/caBundle: ' + acme.caBundle + ' is not a readable PEM file of certificates (' + (err.code || err.message) + ')'])
-  }
-}
-
-async function checkStoreKey (file, acme) {
-  try {
-    await readStoreKey(acme.storeKeyFile)
-  } catch (err) {
-    throw invalidConfig(file, ['/acme/storeKeyFile: ' + (err.code === undefined ? err.message : 'cannot read ' + acme.storeKeyFile + ' (' + err.code + ')')])
   }
 }
 

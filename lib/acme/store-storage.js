@@ -2,11 +2,21 @@
 
 const { certificateDates, pairMatches } = require('./storage')
 const { StoreLock } = require('./store-lock')
-const { Sealer, readStoreKey } = require('./sealing')
+const { PREFIX, isSealed } = require('../store/sealing')
 
 // An answer to a challenge outlives any validation: a crashed orderer's
 // tokens go on their own.
 const CHALLENGE_TTL_MS = 60 * 60 * 1000
+const ACCOUNT_KEY = 'acme:account'
+// Replace a value only if it is still the one read (a compare-and-set):
+// another instance may have put its own in between.
+const REPLACE_IF_SAME = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0"
+// Set a value unless it holds an encrypted key (ARGV[2] is how one starts
+// in the JSON): an instance without store.keyFile never writes a plain key
+// over one.
+const SET_UNLESS_SEALED = "local v = redis.call('GET', KEYS[1]) if v and string.find(v, ARGV[2], 1, true) then return 0 end " +
+  "redis.call('SET', KEYS[1], ARGV[1]) return 1"
+const SEALED_KEY_IN_JSON = '"key":"' + PREFIX
 
 /**
  * What automatic HTTPS keeps, in the fleet's store (`store`), with the
@@ -17,7 +27,7 @@ const CHALLENGE_TTL_MS = 60 * 60 * 1000
  *   acme:cert:<name>       {cert, key} of one name, as JSON
  *   acme:challenge:<id>    an open challenge's answer, expiring
  *   acme:lock:<name>       who orders the name (lib/acme/store-lock.js)
- * Private keys are sealed when `acme.storeKeyFile` is set (sealing.js).
+ * Private keys are sealed when `store.keyFile` is set (lib/store/sealing.js).
  * Every certificate is written through to the instance's own storage
  * directory too, and read from there while the store is down, so that an
  * instance started without the store serves what it had.
@@ -26,36 +36,41 @@ class StoreStorage {
   /**
    * @param {import('../store/fleet-store').FleetStore} store
    * @param {import('./storage').AcmeStorage} disk the instance's own directory
-   * @param {string|null} keyFile `acme.storeKeyFile`
    * @param {{warn: Function}} log
    */
-  constructor (store, disk, keyFile, log) {
+  constructor (store, disk, log) {
     this.store = store
     this.disk = disk
-    this.keyFile = keyFile
     this.log = log
     this.where = 'the store (and ' + disk.dir + ')'
-    this.sealer = new Sealer(null)
+    this.sealer = store.sealer
   }
 
   async prepare () {
-    this.sealer = new Sealer(await readStoreKey(this.keyFile))
     await this.disk.prepare()
   }
 
   /**
    * The fleet's account key: the store's, else this instance's own (made
-   * when it has none) offered with SET NX, the first instance's winning.
+   * when it has none) offered with SET NX, the first instance's winning. An
+   * unencrypted one while store.keyFile is set is not used but replaced
+   * with this instance's, encrypted (a store filled before the key file,
+   * or a planted key).
    * @param {() => Promise<string|Buffer>} create
    * @returns {Promise<{pem: string, created: boolean}>}
    */
   async accountKey (create) {
     const { client } = this.requireUp()
-    const stored = this.openKey('the account key', await client.get('acme:account'))
+    const current = await client.get(ACCOUNT_KEY)
+    const stored = this.openKey('the account key', ACCOUNT_KEY, current)
     if (stored !== null) return { pem: stored, created: false }
     const own = await this.disk.accountKey(create)
-    if (await client.set('acme:account', this.sealer.seal(own.pem), 'NX') === 'OK') return own
-    const winner = this.openKey('the account key', await client.get('acme:account'))
+    const sealed = this.sealer.seal(own.pem, ACCOUNT_KEY)
+    const placed = current === null
+      ? await client.set(ACCOUNT_KEY, sealed, 'NX') === 'OK'
+      : this.sealer.key !== null && !isSealed(current) && await client.eval(REPLACE_IF_SAME, 1, ACCOUNT_KEY, current, sealed) === 1
+    if (placed) return own
+    const winner = this.openKey('the account key', ACCOUNT_KEY, await client.get(ACCOUNT_KEY))
     if (winner === null) throw new Error('the store holds an account key that cannot be used')
     return { pem: winner, created: false }
   }
@@ -78,7 +93,10 @@ class StoreStorage {
       return local
     }
     if (shared.pair !== null && (local === null || shared.pair.notAfter > local.notAfter)) {
-      await this.disk.writeCertificate(name, shared.pair)
+      await this.disk.writeCertificate(name, shared.pair).catch((err) => {
+        this.log.warn('acme: ' + name + ': cannot keep the store\'s certificate on disk too (' + (err.code || err.message) +
+          '); it is served, but a restart while the store is down would not find it')
+      })
       return shared.pair
     }
     if (local !== null && (shared.notAfter === null || local.notAfter > shared.notAfter)) await this.putCertificate(name, local).catch(() => {})
@@ -88,7 +106,7 @@ class StoreStorage {
   // The store's pair of a name; notAfter also when its key cannot be
   // opened here, so that an older certificate on disk does not replace it.
   async sharedCertificate (name) {
-    const value = await this.store.client.get('acme:cert:' + name)
+    const value = await this.store.client.get(certificateKey(name))
     if (value === null) return { pair: null, notAfter: null }
     let stored
     try {
@@ -98,7 +116,7 @@ class StoreStorage {
     }
     const dates = typeof stored.cert === 'string' ? certificateDates(stored.cert) : null
     if (dates === null) return { pair: null, notAfter: null }
-    const key = this.openKey('the key of ' + name, typeof stored.key === 'string' ? stored.key : null)
+    const key = this.openKey('the key of ' + name, certificateKey(name), typeof stored.key === 'string' ? stored.key : null)
     if (key === null || !pairMatches(stored.cert, key)) return { pair: null, notAfter: dates.notAfter }
     return { pair: { cert: stored.cert, key, ...dates }, notAfter: dates.notAfter }
   }
@@ -119,8 +137,14 @@ class StoreStorage {
     }
   }
 
-  putCertificate (name, { cert, key }) {
-    return this.store.client.set('acme:cert:' + name, JSON.stringify({ cert, key: this.sealer.seal(key) }))
+  async putCertificate (name, { cert, key }) {
+    const value = JSON.stringify({ cert, key: this.sealer.seal(key, certificateKey(name)) })
+    if (this.sealer.key !== null) {
+      await this.store.client.set(certificateKey(name), value)
+      return
+    }
+    const placed = await this.store.client.eval(SET_UNLESS_SEALED, 1, certificateKey(name), value, SEALED_KEY_IN_JSON)
+    if (placed === 0) throw new Error('the store holds it encrypted and "store.keyFile" is not set here')
   }
 
   /**
@@ -161,15 +185,19 @@ class StoreStorage {
 
   // A key that does not open here (another key file, or none) is logged
   // and counts as absent: never a crash, and never used.
-  openKey (what, value) {
+  openKey (what, name, value) {
     if (value === null) return null
     try {
-      return this.sealer.open(value)
+      return this.sealer.open(value, name)
     } catch (err) {
       this.log.warn('acme: ' + what + ' in the store cannot be used: ' + err.message)
       return null
     }
   }
+}
+
+function certificateKey (name) {
+  return 'acme:cert:' + name
 }
 
 module.exports = { StoreStorage, CHALLENGE_TTL_MS }

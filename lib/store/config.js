@@ -42,6 +42,7 @@ const storeConfig = {
     if (store === null) return
     if (store.passwordFile !== null) store.passwordFile = path.resolve(configDir, store.passwordFile)
     if (store.ca !== null) store.ca = path.resolve(configDir, store.ca)
+    if (store.keyFile !== null) store.keyFile = path.resolve(configDir, store.keyFile)
   }
 }
 

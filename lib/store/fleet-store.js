@@ -4,6 +4,7 @@ const { EventEmitter } = require('node:events')
 const os = require('node:os')
 const crypto = require('node:crypto')
 const { readStoreSecrets } = require('./secrets')
+const { Sealer } = require('./sealing')
 
 // Reconnection waits this long after the first failure, doubling up to the cap.
 const RETRY_FIRST_MS = 100
@@ -22,7 +23,7 @@ const CONNECT_TIMEOUT_MS = 2000
 class FleetStore extends EventEmitter {
   /**
    * @param {object} settings `store`, resolved
-   * @param {{password: string|null, ca: string|null}} secrets
+   * @param {{password: string|null, ca: string|null, key: Buffer|null}} secrets
    * @param {{info: Function, warn: Function}} log
    */
   constructor (settings, secrets, log) {
@@ -37,6 +38,8 @@ class FleetStore extends EventEmitter {
     this.downSince = Date.now()
     this.everUp = false
     this.lastProblem = null
+    // Seals the secrets the features keep in the store (`keyFile`).
+    this.sealer = new Sealer(secrets.key)
     const Redis = require('ioredis')
     this.client = new Redis(clientOptions(settings, secrets))
     this.client.on('ready', () => this.onReady())

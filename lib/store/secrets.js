@@ -2,18 +2,20 @@
 
 const fs = require('node:fs/promises')
 const { invalidConfig } = require('../errors')
+const { readStoreKey } = require('./sealing')
 
 /**
  * Read what the store's connection needs from files: the password
- * (`passwordFile`, its first line) and the CA certificates (`ca`). Called
+ * (`passwordFile`, its first line), the CA certificates (`ca`) and the key
+ * that seals the secrets kept in the store (`keyFile`). Called
  * when a configuration is loaded to start, to reload or for
  * --check-config, so that a file that cannot be read refuses it; the
  * primary reads them again when it connects. The texts never go to the
  * workers, which do not talk to the store.
  * @param {string} file the configuration file, for the message
  * @param {object} config loaded (absolute paths)
- * @returns {Promise<{password: string|null, ca: string|null}|null>} null without `store`
- * @throws {SvrError} SVR_ERR_CONFIG_INVALID naming /store/passwordFile or /store/ca
+ * @returns {Promise<{password: string|null, ca: string|null, key: Buffer|null}|null>} null without `store`
+ * @throws {SvrError} SVR_ERR_CONFIG_INVALID naming /store/passwordFile, /store/ca or /store/keyFile
  */
 async function readStoreSecrets (file, config) {
   const { store } = config
@@ -21,8 +23,9 @@ async function readStoreSecrets (file, config) {
   const problems = []
   const password = store.passwordFile === null ? null : await readFirstLine(store.passwordFile, '/store/passwordFile', problems)
   const ca = store.ca === null ? null : await readPem(store.ca, problems)
+  const key = await readKey(store.keyFile, problems)
   if (problems.length !== 0) throw invalidConfig(file, problems)
-  return { password, ca }
+  return { password, ca, key }
 }
 
 async function readFirstLine (path, pointer, problems) {
@@ -43,6 +46,15 @@ async function readPem (path, problems) {
     return text
   } catch (err) {
     problems.push('/store/ca: cannot read ' + path + ': ' + err.code)
+    return null
+  }
+}
+
+async function readKey (path, problems) {
+  try {
+    return await readStoreKey(path)
+  } catch (err) {
+    problems.push('/store/keyFile: ' + (err.code === undefined ? err.message : 'cannot read ' + path + ' (' + err.code + ')'))
     return null
   }
 }

@@ -100,8 +100,8 @@ module.exports = [
     area: 'fleet',
     file: 'lib/tls/fleet-ticket-keys.js',
     what: 'every instance makes its own keys for the period (SET without NX)',
-    find: "PERIOD_MS * 2, 'NX')",
-    replace: 'PERIOD_MS * 2)',
+    find: "'PX', KEYS_TTL_MS, 'NX')",
+    replace: "'PX', KEYS_TTL_MS)",
     tests: [TICKETS]
   },
   {
@@ -140,16 +140,40 @@ module.exports = [
     area: 'fleet',
     file: 'lib/acme/store-storage.js',
     what: 'a certificate\'s private key stored unencrypted although a store key file is given',
-    find: 'JSON.stringify({ cert, key: this.sealer.seal(key) })',
+    find: 'JSON.stringify({ cert, key: this.sealer.seal(key, certificateKey(name)) })',
     replace: 'JSON.stringify({ cert, key })',
     tests: [ACME]
   },
   {
     area: 'fleet',
+    file: 'lib/store/sealing.js',
+    what: 'a key stored unencrypted is used although a store key file is given (a planted key)',
+    find: '      if (this.key === null) return value\n      throw new Error(',
+    replace: '      return value\n      throw new Error(',
+    tests: [ACME]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/acme/store-storage.js',
+    what: 'an instance without the key file writes a plain key over the fleet\'s encrypted one',
+    find: '    if (this.sealer.key !== null) {\n      await this.store.client.set(certificateKey(name), value)',
+    replace: '    if (true) {\n      await this.store.client.set(certificateKey(name), value)',
+    tests: [ACME]
+  },
+  {
+    area: 'fleet',
+    file: 'lib/tls/fleet-ticket-keys.js',
+    what: 'the fleet\'s TLS ticket keys stored unencrypted although a store key file is given',
+    find: "sealer.seal(crypto.randomBytes(48).toString('base64'), key)",
+    replace: "crypto.randomBytes(48).toString('base64')",
+    tests: [TICKETS]
+  },
+  {
+    area: 'fleet',
     file: 'lib/acme/store-storage.js',
     what: 'the ACME account key stored unencrypted although a store key file is given',
-    find: "client.set('acme:account', this.sealer.seal(own.pem), 'NX')",
-    replace: "client.set('acme:account', own.pem, 'NX')",
+    find: 'const sealed = this.sealer.seal(own.pem, ACCOUNT_KEY)',
+    replace: 'const sealed = own.pem',
     tests: [ACME]
   },
   {

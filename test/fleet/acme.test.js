@@ -20,18 +20,19 @@ const { NAME, TOOLS, setUp, handshake, storedFingerprint, until } = require('../
 const { FleetStore } = require('../../lib/store/fleet-store')
 const { AcmeStorage } = require('../../lib/acme/storage')
 const { StoreStorage } = require('../../lib/acme/store-storage')
-const { PREFIX } = require('../../lib/acme/sealing')
+const { PREFIX } = require('../../lib/store/sealing')
 
 const STORE_PREFIX = 'svr:'
 
 function storeSettings (redis) {
-  return { url: redis.url, passwordFile: null, ca: null, prefix: STORE_PREFIX, sentinels: [], masterName: null, commandTimeout: 500 }
+  return { url: redis.url, passwordFile: null, ca: null, keyFile: null, prefix: STORE_PREFIX, sentinels: [], masterName: null, commandTimeout: 500 }
 }
 
-// A FleetStore as the primary opens it, ready; closed after the test.
-async function openStore (t, redis) {
+// A FleetStore as the primary opens it, ready, with the key of
+// store.keyFile (or none); closed after the test.
+async function openStore (t, redis, key = null) {
   const log = { info () {}, warn () {} }
-  const store = new FleetStore(storeSettings(redis), { password: null, ca: null }, log)
+  const store = new FleetStore(storeSettings(redis), { password: null, ca: null, key }, log)
   t.after(() => store.stop())
   await until(() => store.up, 10000)
   return store
@@ -51,15 +52,10 @@ async function tempDir (t) {
   return dir
 }
 
-async function storeStorage (t, store, key) {
+async function storeStorage (t, store) {
   const dir = await tempDir(t)
   const warnings = []
-  let keyFile = null
-  if (key !== null) {
-    keyFile = path.join(dir, 'store.key')
-    await fs.writeFile(keyFile, key.toString('base64') + '\n', { mode: 0o600 })
-  }
-  const storage = new StoreStorage(store, new AcmeStorage(path.join(dir, 'acme')), keyFile, { warn: (line) => warnings.push(line) })
+  const storage = new StoreStorage(store, new AcmeStorage(path.join(dir, 'acme')), { warn: (line) => warnings.push(line) })
   await storage.prepare()
   return { storage, warnings, dir: path.join(dir, 'acme') }
 }
@@ -75,10 +71,10 @@ describe('automatic HTTPS storage in the fleet\'s store', { skip: skipWithout('r
 
   it('shares the account, certificates, challenges and the lock, seals keys, and falls back to disk while down', async (t) => {
     const redis = await startRedis(t)
-    const store = await openStore(t, redis)
     const key = crypto.randomBytes(32)
-    const a = await storeStorage(t, store, key)
-    const b = await storeStorage(t, store, key)
+    const store = await openStore(t, redis, key)
+    const a = await storeStorage(t, store)
+    const b = await storeStorage(t, await openStore(t, redis, key))
 
     // One account for both, the first written.
     const [ka, kb] = await Promise.all([a.storage.accountKey(async () => 'key-a\n'), b.storage.accountKey(async () => 'key-b\n')])
@@ -122,13 +118,22 @@ describe('automatic HTTPS storage in the fleet\'s store', { skip: skipWithout('r
     assert.equal((await new AcmeStorage(b.dir).readCertificate(NAME)).key, issued.key)
 
     // Another key (or none) opens nothing: logged, absent, never used.
-    const other = await storeStorage(t, store, crypto.randomBytes(32))
+    const other = await storeStorage(t, await openStore(t, redis, crypto.randomBytes(32)))
     assert.equal(await other.storage.readCertificate(NAME), null)
     assert.match(other.warnings.join('\n'), /the key of acme-test\.example in the store cannot be used: it does not open/)
-    const none = await storeStorage(t, store, null)
+    const none = await storeStorage(t, await openStore(t, redis))
     assert.equal(await none.storage.readCertificate(NAME), null)
     await assert.rejects(other.storage.accountKey(async () => 'key-c\n'), /cannot be used/)
+    await assert.rejects(none.storage.accountKey(async () => 'key-d\n'), /cannot be used/)
     assert.equal(JSON.parse(await client.get('acme:cert:' + NAME)).key, stored.key, 'the fleet\'s certificate is left alone')
+    // Nor does an instance without the key write a plain key over the sealed one, even for a newer certificate.
+    await none.storage.writeCertificate(NAME, await pair(t))
+    assert.match(none.warnings.join('\n'), /cannot put the certificate in the store \(the store holds it encrypted and "store\.keyFile" is not set here\)/)
+    assert.equal(JSON.parse(await client.get('acme:cert:' + NAME)).key, stored.key)
+    // A sealed key moved to another name does not open there.
+    await client.set('acme:cert:other.example', JSON.stringify({ cert: stored.cert, key: stored.key }))
+    assert.equal(await b.storage.readCertificate('other.example'), null)
+    assert.match(b.warnings.join('\n'), /the key of other\.example in the store cannot be used: it does not open .*for another name/)
 
     // The store down: the disk serves, nobody gets the lock, no challenge is published.
     await redis.stop()
@@ -142,10 +147,24 @@ describe('automatic HTTPS storage in the fleet\'s store', { skip: skipWithout('r
   it('stores keys as they are without a key file', async (t) => {
     const redis = await startRedis(t)
     const store = await openStore(t, redis)
-    const a = await storeStorage(t, store, null)
+    const a = await storeStorage(t, store)
     const issued = await pair(t)
     await a.storage.writeCertificate(NAME, issued)
     assert.equal(JSON.parse(await raw(t, redis).get('acme:cert:' + NAME)).key, issued.key)
+  })
+
+  it('with a key file, uses no key stored unencrypted: a planted account key is replaced, a planted certificate ignored', async (t) => {
+    const redis = await startRedis(t)
+    const client = raw(t, redis)
+    const planted = await pair(t)
+    await client.set('acme:account', 'planted account key\n')
+    await client.set('acme:cert:' + NAME, JSON.stringify({ cert: planted.cert, key: planted.key }))
+    const a = await storeStorage(t, await openStore(t, redis, crypto.randomBytes(32)))
+    const account = await a.storage.accountKey(async () => 'own account key\n')
+    assert.deepEqual(account, { pem: 'own account key\n', created: true })
+    assert.ok((await client.get('acme:account')).startsWith(PREFIX))
+    assert.equal(await a.storage.readCertificate(NAME), null)
+    assert.match(a.warnings.join('\n'), /the key of acme-test\.example in the store cannot be used: it is stored unencrypted while "store\.keyFile" is set/)
   })
 })
 
@@ -159,8 +178,7 @@ describe('automatic HTTPS in a fleet sharing only a store', { skip: skipWithout(
     // so the CA reaches only the one that did not order.
     const { ports, pebble, site, storage } = await setUp(t, {
       fleet: true,
-      acme: { storeKeyFile: 'store.key' },
-      config: { store: { url: redis.url }, workers: 1 }
+      config: { store: { url: redis.url, keyFile: 'store.key' }, workers: 1 }
     })
     const key = crypto.randomBytes(32).toString('hex') + '\n'
     await fs.writeFile(path.join(site.dir, 'store.key'), key, { mode: 0o600 })

@@ -13,6 +13,8 @@ const { makeSite, startSvr } = require('../helpers/server')
 const { makeCertificate } = require('../helpers/tls')
 const { freePort, skipWithout, requireTools } = require('../helpers/tools')
 const { startRedis } = require('../helpers/redis')
+const { PERIOD_MS } = require('../../lib/tls/fleet-ticket-keys')
+const { PREFIX } = require('../../lib/store/sealing')
 
 const PASSWORD = 'ticket-store-' + crypto.randomBytes(4).toString('hex')
 
@@ -34,7 +36,7 @@ function connect (port, maxVersion, session) {
   })
 }
 
-async function secureInstance (t, redis, cert) {
+async function secureInstance (t, redis, cert, storeKey = null) {
   const port = await freePort()
   const site = await makeSite(t, {
     workers: 2,
@@ -43,12 +45,12 @@ async function secureInstance (t, redis, cert) {
     disableNonEncryptedServer: true,
     cert: cert.cert,
     key: cert.key,
-    store: redis === null ? null : { url: redis.url, passwordFile: 'store-password' }
+    store: redis === null ? null : { url: redis.url, passwordFile: 'store-password', keyFile: storeKey === null ? null : 'store.key' }
   })
   if (redis !== null) await fs.writeFile(path.join(site.dir, 'store-password'), redis.password + '\n')
+  if (storeKey !== null) await fs.writeFile(path.join(site.dir, 'store.key'), storeKey.toString('hex') + '\n', { mode: 0o600 })
   const svr = await startSvr(t, site.configFile)
-  if (redis !== null) await svr.waitFor(/TLS session tickets: the fleet's keys of this period/)
-  return port
+  return { port, svr }
 }
 
 // Each instance's workers take the keys a moment after the primary logged them.
@@ -67,16 +69,27 @@ describe('TLS session tickets over a fleet', { skip: skipWithout('redis-server')
     const dir = await fs.mkdtemp(path.join(require('node:os').tmpdir(), 'svr-cert-'))
     t.after(() => fs.rm(dir, { recursive: true, force: true }))
     const cert = await makeCertificate(dir, 'shared')
-    const a = await secureInstance(t, redis, cert)
-    const b = await secureInstance(t, redis, cert)
+    // The keys go to the store encrypted with store.keyFile, for their period only.
+    const storeKey = crypto.randomBytes(32)
+    const fleet = [await secureInstance(t, redis, cert, storeKey), await secureInstance(t, redis, cert, storeKey)]
+    for (const { svr } of fleet) await svr.waitFor(/TLS session tickets: the fleet's keys of this period/)
+    const [a, b] = fleet.map((instance) => instance.port)
+    const name = 'svr:tls:ticket-keys:' + Math.floor(Date.now() / PERIOD_MS)
+    assert.match(await redis.command(['AUTH ' + PASSWORD, 'GET ' + name]), new RegExp('^\\+OK\\r\\n\\$\\d+\\r\\n' + PREFIX))
+    const ttl = Number(/\r\n:(\d+)\r\n/.exec(await redis.command(['AUTH ' + PASSWORD, 'PTTL ' + name]))[1])
+    assert.ok(ttl > 0 && ttl <= PERIOD_MS + 2 * 60 * 1000, 'expires with its period: ' + ttl + ' ms')
+    // An instance with another key uses its own keys, and says why.
+    const other = await secureInstance(t, redis, cert, crypto.randomBytes(32))
+    await other.svr.waitFor(/TLS session tickets: the fleet's keys in the store cannot be used \(it does not open with the key of "store\.keyFile"/)
     for (const version of ['TLSv1.3', 'TLSv1.2']) {
       const first = await connect(a, version)
       assert.equal(first.reused, false)
       assert.equal(await resumedOn(b, version, first.session), true, version + ': A\'s ticket resumes on B')
+      assert.equal((await connect(other.port, version, first.session)).reused, false, version + ': not on the instance with another key')
     }
     // Two instances without a store: each has its own keys.
-    const c = await secureInstance(t, null, cert)
-    const d = await secureInstance(t, null, cert)
+    const c = (await secureInstance(t, null, cert)).port
+    const d = (await secureInstance(t, null, cert)).port
     const alone = await connect(c, 'TLSv1.3')
     assert.equal((await connect(d, 'TLSv1.3', alone.session)).reused, false)
   })

@@ -97,21 +97,17 @@ describe('acme in --check-config', () => {
     assert.match(bundle.stderr, new RegExp('^' + site.configFile + ': /acme/caBundle: ' + path.join(site.dir, 'bundle.pem') + ' is not a readable PEM file of certificates \\('))
   })
 
-  it('refuses a store key file without a store, one that cannot be read and one that holds no 32-byte key', async (t) => {
+  it('refuses a store key file that cannot be read and one that holds no 32-byte key', async (t) => {
     const site = await makeSite(t, {})
-    const store = { url: 'redis://127.0.0.1:1' }
-    await site.writeConfig({ ...GOOD, acme: { ...GOOD.acme, storeKeyFile: 'store.key' } })
-    const alone = await runSvr(['--config', site.configFile, '--check-config'])
-    assert.equal(alone.code, 1)
-    assert.match(alone.stderr, /\/acme\/storeKeyFile: encrypts the keys kept in the fleet's store: only used with "store"/)
-    await site.writeConfig({ ...GOOD, store, acme: { ...GOOD.acme, storeKeyFile: 'store.key' } })
+    const store = { url: 'redis://127.0.0.1:1', keyFile: 'store.key' }
+    await site.writeConfig({ ...GOOD, store })
     const missing = await runSvr(['--config', site.configFile, '--check-config'])
     assert.equal(missing.code, 1)
-    assert.equal(missing.stderr, site.configFile + ': /acme/storeKeyFile: cannot read ' + path.join(site.dir, 'store.key') + ' (ENOENT)\n')
+    assert.equal(missing.stderr, site.configFile + ': /store/keyFile: cannot read ' + path.join(site.dir, 'store.key') + ' (ENOENT)\n')
     await fs.writeFile(path.join(site.dir, 'store.key'), 'short\n', { mode: 0o600 })
     const short = await runSvr(['--config', site.configFile, '--check-config'])
     assert.equal(short.code, 1)
-    assert.match(short.stderr, /\/acme\/storeKeyFile: .*store\.key does not hold a 32-byte key/)
+    assert.match(short.stderr, /\/store\/keyFile: .*store\.key does not hold a 32-byte key/)
     await fs.writeFile(path.join(site.dir, 'store.key'), 'ab'.repeat(32) + '\n', { mode: 0o600 })
     const good = await runSvr(['--config', site.configFile, '--check-config'])
     assert.equal(good.stderr, '')
