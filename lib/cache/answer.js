@@ -36,7 +36,7 @@ function answerFromEntry (ctx, entry, cacheStatus, now, respond) {
     respond.sendError(ctx, 416, { headers: { 'Content-Range': 'bytes */' + body.length } })
     return
   }
-  res.setHeader('Age', String(Math.max(0, Math.floor((now - meta.storedAt) / 1000))))
+  res.setHeader('Age', String(ageOf(meta, now)))
   res.setHeader('Cache-Status', 'svr; ' + cacheStatus)
   if (verdict === 304) {
     res.statusCode = 304
@@ -46,7 +46,10 @@ function answerFromEntry (ctx, entry, cacheStatus, now, respond) {
     res.end()
     return
   }
-  for (const name of Object.keys(meta.headers)) res.setHeader(name, meta.headers[name])
+  for (const name of Object.keys(meta.headers)) {
+    // An entry stored before Age was kept apart still has the upstream's.
+    if (name !== 'age') res.setHeader(name, meta.headers[name])
+  }
   // Whatever the upstream said: the whole body is here to take ranges from.
   if (complete) res.setHeader('Accept-Ranges', 'bytes')
   let sent = body
@@ -59,6 +62,17 @@ function answerFromEntry (ctx, entry, cacheStatus, now, respond) {
   }
   if (meta.status !== 204) res.setHeader('Content-Length', String(sent.length))
   res.end(req.method === 'HEAD' ? undefined : sent)
+}
+
+/**
+ * The Age of a hit (RFC 9111 4.2.3): how old the answer was when stored,
+ * plus how long it has been stored, in whole seconds.
+ * @param {import('./policy').EntryMeta} meta
+ * @param {number} now ms
+ * @returns {number}
+ */
+function ageOf (meta, now) {
+  return (meta.initialAge || 0) + Math.max(0, Math.floor((now - meta.storedAt) / 1000))
 }
 
 /**

@@ -49,7 +49,8 @@ function compileCacheSettings (rule) {
  * written to disk and sent between processes.
  * @typedef {object} EntryMeta
  * @property {number} status
- * @property {Object<string, string|string[]>} headers the answer's fields, hop-by-hop ones already gone
+ * @property {Object<string, string|string[]>} headers the answer's fields, hop-by-hop ones and Age already gone
+ * @property {number} initialAge s, how old the answer was when stored (its Age, RFC 9111 4.2.3)
  * @property {string[]} vary the request fields the answer varies on, lower-cased, sorted
  * @property {number} storedAt ms
  * @property {number} freshUntil ms
@@ -113,7 +114,9 @@ function metaOf (policy, status, headers, vary, settings, now) {
   const staleAllowed = !(cc.has('no-cache') || cc.has('must-revalidate') || cc.has('proxy-revalidate') || cc.has('s-maxage'))
   return {
     status,
-    headers,
+    headers: withoutAge(headers),
+    // The Age a hit sends is this plus the time the entry has been stored.
+    initialAge: Math.floor(policy.age()),
     vary,
     storedAt: now,
     freshUntil,
@@ -121,6 +124,13 @@ function metaOf (policy, status, headers, vary, settings, now) {
     staleIfErrorUntil: staleAllowed ? freshUntil + Math.max(directiveMs(cc, 'stale-if-error'), settings.staleIfError) : freshUntil,
     policy: policy.toObject()
   }
+}
+
+function withoutAge (headers) {
+  if (headers.age === undefined) return headers
+  const kept = { ...headers }
+  delete kept.age
+  return kept
 }
 
 // Fields of a 304 that never replace the stored answer's (RFC 9111 3.2):

@@ -132,7 +132,11 @@ class CacheCoordinator {
    * @returns {Promise<number>} the entries removed, once their files are
    *   gone and the workers told
    */
-  purgeKeys (match, source) {
+  async purgeKeys (match, source) {
+    // The entries of an earlier run are in the budget only once the
+    // startup scan is over: a purge before that would miss them.
+    await this.adopted
+    if (this.budget === null) return 0
     let count = 0
     for (const key of [...this.budget.entries.keys()]) {
       if (!match(key)) continue
@@ -140,7 +144,8 @@ class CacheCoordinator {
       count++
     }
     this.removed[source] += count
-    return this.flushDrops().then(() => count)
+    await this.flushDrops()
+    return count
   }
 
   purgeOnReload () {

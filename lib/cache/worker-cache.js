@@ -11,6 +11,9 @@ const HITS_MS = 1000
 const FILL_MARGIN_MS = 1000
 // Bodies up to this size are also kept in the worker's memory.
 const MEMORY_ENTRY_MAX = 256 * 1024
+// A URL changed by a request this worker passed on is remembered this long:
+// far longer than the primary takes to remove its entries.
+const INVALIDATED_MS = 60 * 1000
 
 /**
  * The response cache as one worker sees it: entries on disk, shared by all
@@ -36,6 +39,8 @@ class ResponseCache {
       ? null
       : new LRUCache({ maxSize: settings.memorySize, sizeCalculation: (entry) => entry.body.length + 1 })
     this.varies = new LRUCache({ max: 10000 })
+    // base key -> when a request changed it (invalidate).
+    this.invalidated = new LRUCache({ max: 10000, ttl: INVALIDATED_MS })
     this.hits = new Set()
     this.timer = setInterval(() => this.reportHits(), HITS_MS)
     this.timer.unref()
@@ -89,6 +94,10 @@ class ResponseCache {
     if (entry === undefined) {
       entry = await this.disk.get(key)
       if (entry !== null && this.memory !== null && entry.body.length <= MEMORY_ENTRY_MAX) this.memory.set(key, entry)
+    }
+    if (entry !== null && this.invalidated.size !== 0 && entry.meta.storedAt <= (this.invalidated.get(base) ?? -1)) {
+      if (this.memory !== null) this.memory.delete(key)
+      entry = null
     }
     return { key, entry }
   }
@@ -146,12 +155,17 @@ class ResponseCache {
 
   /**
    * A request that changes the resource went through (RFC 9111 4.4): every
-   * entry of its URL goes, in every worker, before the next request for it
-   * could be answered from one.
+   * entry of its URL goes. The primary removes the files and tells every
+   * worker (a message each way); until then this worker takes no entry of
+   * the URL stored before now, so that its next request for the URL (the
+   * GET that follows a form's POST on the same connection) is not answered
+   * with the old one. A request another worker answers within that round
+   * trip may still get the old entry.
    * @param {string} base the URL's base key
    */
   invalidate (base) {
     this.coordinator.notify('cache-invalidate', { base })
+    this.invalidated.set(base, Date.now())
     this.varies.delete(base)
   }
 

@@ -14,6 +14,22 @@ const LOCKS = 'test/unit/cache-fill-locks.test.js'
 module.exports = [
   {
     area: 'cache',
+    file: 'lib/cache/worker-cache.js',
+    what: 'a worker serves the old entry of a URL it just passed a POST for, until the primary\'s purge arrives',
+    find: '    this.invalidated.set(base, Date.now())\n',
+    replace: '',
+    tests: ['test/unit/cache-worker-invalidate.test.js']
+  },
+  {
+    area: 'cache',
+    file: 'lib/cache/policy.js',
+    what: 'a hit sends the upstream\'s Age as it was when stored',
+    find: '    headers: withoutAge(headers),\n',
+    replace: '    headers,\n',
+    tests: [VALIDATION]
+  },
+  {
+    area: 'cache',
     file: 'lib/cache/policy.js',
     what: 'an answer that sets a cookie is stored',
     find: "  if (res.headers['set-cookie'] !== undefined) return refuse('sets a cookie')\n",

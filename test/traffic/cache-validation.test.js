@@ -118,6 +118,31 @@ describe('response cache: validators, ranges and stand-ins', () => {
     assert.deepEqual(doc.seen, [['GET', '-', 'bytes=0-1'], ['GET', '-', '-']])
   })
 
+  it('counts Age from the upstream\'s, plus the time stored', async (t) => {
+    const upstream = await startUpstream(t, {
+      handler (req, res) {
+        res.writeHead(200, { 'Cache-Control': 'max-age=1000', Age: '100', 'Content-Type': 'text/plain' })
+        res.end(BODY)
+      }
+    })
+    const svr = await cachedSvr(t, { upstream })
+    const missSent = Date.now()
+    const miss = await request(svr.port, '/doc/aged')
+    const missAnswered = Date.now()
+    assert.deepEqual([miss.headers.age, miss.body], ['100', BODY])
+    await stored()
+    await sleep(2100)
+    const hitSent = Date.now()
+    const hit = await request(svr.port, '/doc/aged')
+    const hitAnswered = Date.now()
+    assert.match(hit.headers['cache-status'], /hit/)
+    // Stored between the miss's sending and its answer; served between the hit's.
+    const age = Number(hit.headers.age)
+    assert.ok(age >= 100 + Math.floor((hitSent - missAnswered) / 1000) && age <= 100 + Math.floor((hitAnswered - missSent) / 1000),
+      'Age ' + hit.headers.age + ' after ' + (hitAnswered - missSent) + ' ms')
+    assert.ok(age >= 102)
+  })
+
   it('revalidates a stale entry with its ETag, and keeps the body on a 304 with the 304\'s fields', async (t) => {
     const doc = await documentUpstream(t)
     const svr = await cachedSvr(t, doc)
