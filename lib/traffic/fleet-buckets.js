@@ -10,22 +10,30 @@ const ACTIVE_TTL_MS = 1000
 // A key nobody admitted to for this long beyond its TAT is forgotten.
 const IDLE_MS = 60000
 
-// One call for every key an instance reports. KEYS: the keys. ARGV: now,
-// this instance, then per key: interval, count, since, requests in
-// progress here. Per key it adds what this instance admitted to the
-// fleet's bucket (as addAdmitted does, lib/traffic/bucket.js), keeps this
-// instance's requests in progress, and returns the fleet's TAT (as a
-// string: Lua numbers lose their fraction as replies) and the requests in
-// progress on the other instances.
+// Keys per script call: a call's arguments are spread on the stack, and a
+// long call blocks the store for every other client.
+const CHUNK_KEYS = 500
+
+// One call for a chunk of the keys an instance reports. KEYS: the keys.
+// ARGV: this instance, then per key: interval, count, how long ago (ms) the
+// first of them was admitted, requests in progress here. Times in the store
+// are the store's clock (TIME), so that instances whose clocks differ fill
+// the same bucket; the TAT comes back relative to that clock's now, for the
+// instance to place on its own. Per key it adds what this instance admitted
+// to the fleet's bucket (as addAdmitted does, lib/traffic/bucket.js), keeps
+// this instance's requests in progress, and returns the fleet's TAT less
+// now (as a string: Lua numbers lose their fraction as replies) and the
+// requests in progress on the other instances.
 const SYNC = `
-local now = tonumber(ARGV[1])
-local mine = 'a:' .. ARGV[2]
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local mine = 'a:' .. ARGV[1]
 local out = {}
 for i, key in ipairs(KEYS) do
-  local at = 2 + (i - 1) * 4
+  local at = 1 + (i - 1) * 4
   local interval = tonumber(ARGV[at + 1])
   local count = tonumber(ARGV[at + 2])
-  local since = tonumber(ARGV[at + 3])
+  local since = now - tonumber(ARGV[at + 3])
   local active = tonumber(ARGV[at + 4])
   local tat = tonumber(redis.call('HGET', key, 'tat') or '0')
   if interval > 0 and count > 0 then
@@ -43,7 +51,7 @@ for i, key in ipairs(KEYS) do
     end
   end
   redis.call('PEXPIRE', key, math.floor(math.max(tat - now, 0)) + ${IDLE_MS})
-  out[i] = {string.format('%.3f', tat), others}
+  out[i] = {string.format('%.3f', tat - now), others}
 end
 return out
 `
@@ -53,8 +61,9 @@ return out
  * instance's workers admitted, per rule and key, goes to the store every
  * SYNC_MS in one script call, and the fleet's bucket comes back, so that
  * every instance's admissions fill the same bucket. While the store is
- * down nothing is sent (and what was admitted meanwhile is not owed to
- * the fleet): each instance limits on its own.
+ * down nothing is sent or kept (what was admitted meanwhile is not owed to
+ * the fleet, and nothing piles up however long the outage): each instance
+ * limits on its own.
  */
 class FleetBuckets {
   /**
@@ -94,22 +103,35 @@ class FleetBuckets {
   }
 
   async sync () {
-    if (this.syncing || this.pending.size === 0 || !this.store.up) return
+    if (this.syncing || this.pending.size === 0) return
+    if (!this.store.up) {
+      this.pending.clear()
+      return
+    }
     this.syncing = true
     const batch = [...this.pending.values()]
     this.pending.clear()
-    const now = Date.now()
-    const keys = batch.map((entry) => 'rate:' + entry.ruleId + '\n' + entry.key)
-    const args = [now, this.store.instance]
-    for (const entry of batch) args.push(entry.interval, entry.count, entry.since === Infinity ? now : entry.since, entry.active)
+    const chunks = []
+    for (let i = 0; i < batch.length; i += CHUNK_KEYS) chunks.push(batch.slice(i, i + CHUNK_KEYS))
+    // Sent together: ioredis pipelines the calls on its one connection.
+    await Promise.all(chunks.map((chunk) => this.send(chunk)))
+    this.syncing = false
+  }
+
+  async send (chunk) {
+    const sent = Date.now()
+    const keys = chunk.map((entry) => 'rate:' + entry.ruleId + '\n' + entry.key)
+    const args = [this.store.instance]
+    for (const entry of chunk) args.push(entry.interval, entry.count, entry.since === Infinity ? 0 : Math.max(0, sent - entry.since), entry.active)
     try {
       const answers = await this.store.client.svrRateSync(keys.length, ...keys, ...args)
-      batch.forEach((entry, i) => this.apply(entry.ruleId, entry.key, Number(answers[i][0]), Number(answers[i][1])))
+      // The store's now is placed at the answer's arrival, after the script
+      // ran: an instance errs by at most the call's time, to the strict side.
+      const received = Date.now()
+      chunk.forEach((entry, i) => this.apply(entry.ruleId, entry.key, received + Number(answers[i][0]), Number(answers[i][1])))
     } catch {
-      // Down or slow: this batch is not sent (each instance limits on its
+      // Down or slow: this chunk is not sent (each instance limits on its
       // own meanwhile); the store's own events log the outage.
-    } finally {
-      this.syncing = false
     }
   }
 
