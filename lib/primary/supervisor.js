@@ -45,6 +45,8 @@ class Supervisor {
     this.logs = logs
     this.prepared = prepared
     this.watcher = null
+    // The fleet's TLS session ticket keys, once the store gave them.
+    this.fleetTicketKeys = null
     this.args = args
     this.log = log
     this.launcher = launcher
@@ -107,6 +109,7 @@ class Supervisor {
     record.readyAt = Date.now()
     const { slot } = record
     this.log.info(this.launcher.name(slot, worker) + ' up (pid ' + worker.process.pid + ')')
+    if (this.fleetTicketKeys !== null) record.peer.notify('ticket-keys', { keys: this.fleetTicketKeys })
     // The console closed or opened the server while this worker booted.
     if (!this.accepting) {
       record.peer.notify('accepting', { open: false })
@@ -185,13 +188,15 @@ class Supervisor {
 
   /**
    * TLS session ticket keys for every worker, the running ones and those
-   * started later (the fleet's, lib/tls/fleet-ticket-keys.js).
+   * started later (the fleet's, lib/tls/fleet-ticket-keys.js). Kept here
+   * rather than in the options a worker is started with: a reload reads
+   * its options before it forks, and keys that arrive in between would be
+   * lost for the workers it starts. Every worker gets them when it
+   * listens, before it is given connections (onListening).
    * @param {string} keys base64
    */
   useTicketKeys (keys) {
-    const withKeys = (options) => Object.freeze({ ...options, ticketKeys: keys, tls: options.tls === null ? null : { ...options.tls, ticketKeys: keys } })
-    this.options = withKeys(this.options)
-    for (const slot of this.slots) if (slot.options) slot.options = withKeys(slot.options)
+    this.fleetTicketKeys = keys
     this.broadcast('ticket-keys', { keys })
   }
 

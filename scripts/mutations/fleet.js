@@ -10,6 +10,14 @@ const ACME = 'test/fleet/acme.test.js'
 module.exports = [
   {
     area: 'fleet',
+    file: 'lib/primary/supervisor.js',
+    what: 'a worker started after the fleet\'s ticket keys arrived (a reload) keeps its own',
+    find: "    if (this.fleetTicketKeys !== null) record.peer.notify('ticket-keys', { keys: this.fleetTicketKeys })\n",
+    replace: '',
+    tests: [TICKETS]
+  },
+  {
+    area: 'fleet',
     file: 'lib/primary/coordinator.js',
     what: 'the login throttle stays per instance with a store configured',
     find: '    this.throttle = new FleetThrottle(store, throttleOptions(this))\n',

@@ -87,6 +87,12 @@ describe('TLS session tickets over a fleet', { skip: skipWithout('redis-server')
       assert.equal(await resumedOn(b, version, first.session), true, version + ': A\'s ticket resumes on B')
       assert.equal((await connect(other.port, version, first.session)).reused, false, version + ': not on the instance with another key')
     }
+    // B's workers after a reload have the fleet's keys too.
+    const mark = fleet[1].svr.output.length
+    fleet[1].svr.signal('SIGHUP')
+    await fleet[1].svr.waitFor(/reload applied/, 20000, mark)
+    const again = await connect(a, 'TLSv1.3')
+    assert.equal(await resumedOn(b, 'TLSv1.3', again.session), true, 'A\'s ticket resumes on B after B\'s reload')
     // Two instances without a store: each has its own keys.
     const c = (await secureInstance(t, null, cert)).port
     const d = (await secureInstance(t, null, cert)).port
