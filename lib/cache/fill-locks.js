@@ -1,5 +1,12 @@
 'use strict'
 
+const { LRUCache } = require('lru-cache')
+
+// Keys whose last store is remembered, and for how long: far longer than
+// a worker takes from a lookup to its request for a fill.
+const STORED_KEYS = 10000
+const STORED_TTL_MS = 60 * 1000
+
 /**
  * One fill per key for the whole server (nginx's proxy_cache_lock), kept
  * by the primary: the first worker that misses a key is told to fill it;
@@ -22,18 +29,24 @@ class FillLocks {
     // Fills begun, and how they ended: stored, not stored, or taken from a
     // holder that ran out of time or went away (the metrics).
     this.counts = { started: 0, stored: 0, unstored: 0, abandoned: 0 }
+    // key -> when a fill last stored it: a worker whose lookup missed the
+    // key before that asks to fill it after the lock is gone.
+    this.storedAt = new LRUCache({ max: STORED_KEYS, ttl: STORED_TTL_MS })
   }
 
   /**
    * A worker missed `key`.
    * @param {string} key
    * @param {object} who the asking worker (its Peer)
+   * @param {number} [missedAt] when its lookup began: a fill that stored the
+   *   key since then makes the answer 'filled', not a second fill
    * @returns {Promise<'fill'|'filled'|'failed'>} 'fill': fetch and store it;
    *   'filled': another worker just stored it, read it; 'failed': the other
    *   worker's fill failed, go to the upstream without storing
    */
-  acquire (key, who) {
+  acquire (key, who, missedAt) {
     const lock = this.locks.get(key)
+    if (lock === undefined && typeof missedAt === 'number' && (this.storedAt.get(key) ?? -Infinity) >= missedAt) return Promise.resolve('filled')
     if (lock === undefined) {
       this.hold(key, who, [])
       return Promise.resolve('fill')
@@ -66,6 +79,7 @@ class FillLocks {
     this.clearTimer(lock.timer)
     this.locks.delete(key)
     this.counts[stored ? 'stored' : 'unstored']++
+    if (stored) this.storedAt.set(key, Date.now())
     for (const { resolve } of lock.waiters) resolve(stored ? 'filled' : 'failed')
   }
 
@@ -98,6 +112,14 @@ class FillLocks {
     if (next === undefined) return
     this.hold(key, next.who, rest)
     next.resolve('fill')
+  }
+
+  /**
+   * An entry is gone (purged, evicted): a later miss fills it again.
+   * @param {string} key
+   */
+  forgetStored (key) {
+    this.storedAt.delete(key)
   }
 }
 

@@ -92,6 +92,7 @@ class CacheCoordinator {
   // An entry's file goes, and every worker's copy: with the others let go
   // in the same turn (a purge of thousands is one message per worker).
   drop (key) {
+    this.locks.forgetStored(key)
     this.dropped.add(key)
     if (this.dropped.size === 1) queueMicrotask(() => this.flushDrops())
   }
@@ -167,7 +168,7 @@ class CacheCoordinator {
     return {
       'cache-fill': (msg, from) => {
         if (typeof msg.key !== 'string') throw new TypeError('malformed cache-fill')
-        return msg.wait === false ? this.locks.tryAcquire(msg.key, from) : this.locks.acquire(msg.key, from)
+        return msg.wait === false ? this.locks.tryAcquire(msg.key, from) : this.locks.acquire(msg.key, from, msg.missedAt)
       },
       'cache-filled': (msg, from) => {
         if (typeof msg.key !== 'string') return

@@ -65,14 +65,19 @@ class ResponseCache {
    * find(), with an entry that cannot be read taken as none (and logged).
    * @param {string} base
    * @param {object} headers
-   * @returns {Promise<{key: string, entry: {meta: object, body: Buffer}|null}>}
+   * @returns {Promise<{key: string, entry: {meta: object, body: Buffer}|null, at: number}>}
    */
   async lookup (base, headers) {
+    // When the lookup began: a fill asked for after a miss tells the
+    // primary, which knows whether the entry was stored since (fill()).
+    const at = Date.now()
     try {
-      return await this.find(base, headers)
+      const found = await this.find(base, headers)
+      found.at = at
+      return found
     } catch (err) {
       this.log.warn('response cache: cannot read an entry: ' + err.message)
-      return { key: base, entry: null }
+      return { key: base, entry: null, at }
     }
   }
 
@@ -105,10 +110,12 @@ class ResponseCache {
   /**
    * Ask the primary whether this worker fetches the entry.
    * @param {string} key
+   * @param {number} missedAt when the lookup that missed it began: an entry
+   *   another worker stored since then is read, not fetched again
    * @returns {Promise<'fill'|'filled'|'failed'>}
    */
-  fill (key) {
-    return this.coordinator.request('cache-fill', { key }, { timeout: this.lockTimeout + FILL_MARGIN_MS }).then(
+  fill (key, missedAt) {
+    return this.coordinator.request('cache-fill', { key, missedAt }, { timeout: this.lockTimeout + FILL_MARGIN_MS }).then(
       (verdict) => verdict === 'filled' || verdict === 'failed' ? verdict : 'fill',
       // No primary to ask: fetch it, as if there were no other worker.
       () => 'fill')

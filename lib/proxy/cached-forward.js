@@ -58,7 +58,7 @@ async function forwardReading (req, res, ctx, route, env) {
     forward(req, res, ctx, route, env)
     return
   }
-  const verdict = await cache.fill(found.key)
+  const verdict = await cache.fill(found.key, found.at)
   if (verdict === 'filled') {
     const filled = await cache.lookup(base, req.headers)
     if (filled.entry !== null && entryState(filled.entry.meta, Date.now()) === 'fresh') {

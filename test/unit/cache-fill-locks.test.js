@@ -36,6 +36,21 @@ describe('one fill per key', () => {
     assert.equal(await locks.acquire('k', c), 'fill')
   })
 
+  it('should tell a miss from before a fill stored the key to read it, not to fill it again', async () => {
+    const locks = new FillLocks({ timeout: 1000, ...manualTimers() })
+    const [a, b] = ['a', 'b'].map((name) => ({ name }))
+    const missedBefore = Date.now() - 1
+    assert.equal(await locks.acquire('k', a, missedBefore), 'fill')
+    locks.release('k', a, true)
+    // B looked before A stored, and asks after A's lock is gone.
+    assert.equal(await locks.acquire('k', b, missedBefore), 'filled')
+    // A miss after the store (the entry purged since) fills again.
+    assert.equal(await locks.acquire('k', b, Date.now() + 1), 'fill')
+    locks.release('k', b, false)
+    locks.forgetStored('k')
+    assert.equal(await locks.acquire('k', a, missedBefore), 'fill')
+  })
+
   it('should tell the waiters a fill failed, so that each goes upstream', async () => {
     const locks = new FillLocks({ timeout: 1000, ...manualTimers() })
     const [a, b] = [{}, {}]

@@ -81,7 +81,7 @@ async function throughCache (req, res, ctx, rule, env) {
 // the entry for the whole server, or waits for the one that does.
 async function fillOrWait (req, res, ctx, rule, env, base, found) {
   const { cache } = env
-  const verdict = await cache.fill(found.key)
+  const verdict = await cache.fill(found.key, found.at)
   if (verdict === 'filled') {
     const filled = await cache.lookup(base, req.headers)
     if (filled.entry !== null && entryState(filled.entry.meta, Date.now()) === 'fresh') return served(ctx, env, filled, 'hit', 'hit')
