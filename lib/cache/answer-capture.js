@@ -158,9 +158,11 @@ class AnswerCapture {
   }
 
   // The response is over ('close' follows 'finish' too): one cut short,
-  // or that never began, stores nothing.
+  // or that never began, stores nothing; nor does one whose error was to
+  // give way to the stale entry and that never ended. Either way the fill
+  // ends now, not at the lock's timeout.
   abandon () {
-    if (this.phase === 'keeping' || this.phase === 'waiting') this.refuse()
+    if (this.phase === 'keeping' || this.phase === 'waiting' || this.phase === 'replaced') this.refuse()
   }
 
   // The fill is over without an entry: the requests waiting for it go on.

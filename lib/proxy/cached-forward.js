@@ -235,6 +235,13 @@ class CachingExchange extends ProxyExchange {
     this.endFill()
   }
 
+  // Waited for a connection too long: the requests waiting on this fill
+  // are not held until the lock's timeout.
+  expire () {
+    this.endFill()
+    super.expire()
+  }
+
   // The fill is over without an entry: the requests waiting for it go on.
   endFill () {
     if (!this.state.filling) return

@@ -33,8 +33,9 @@ function onResponseClose () {
   if (exchange.done) return
   exchange.clientGone = true
   if (exchange.queued) {
-    exchange.done = true
     exchange.route.queue.remove(exchange)
+    // Through abandon(): a caching exchange's fill ends with it.
+    exchange.abandon()
     return
   }
   if (exchange.answered) exchange.settle(CLIENT_LEFT)

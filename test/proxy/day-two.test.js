@@ -169,6 +169,37 @@ describe('proxy connection limits', () => {
     assert.deepEqual(upstream.hits, 2)
   })
 
+  it('ends a cache fill whose request waited too long or left the queue, so the requests waiting on it go on', async (t) => {
+    const upstream = await slowUpstream(t, 'app', 1500)
+    const svr = await proxied(t, { upstreams: [upstream.origin], maxConnections: 1, queueTimeout: 300, cache: {} },
+      { workers: 1, stateDirectory: 'state', responseCache: { lockTimeout: 10000 } })
+    const held = request(svr.port, '/held')
+    await sleep(100)
+    // /k misses: its request fills the key, but waits in the queue behind /held and expires.
+    const started = Date.now()
+    const filling = request(svr.port, '/k', { agent: false })
+    await sleep(50)
+    // Waits on that fill; without its end it would wait for lockTimeout (10 s).
+    const waiting = request(svr.port, '/k', { agent: false })
+    assert.equal((await filling).status, 503)
+    assert.equal((await waiting).status, 503)
+    assert.ok(Date.now() - started < 2000, 'the waiting request was answered after ' + (Date.now() - started) + ' ms')
+    assert.equal((await held).status, 200)
+    // A client that leaves the queue while filling ends the fill too.
+    const again = request(svr.port, '/held2')
+    await sleep(100)
+    const leaving = http.get({ host: '127.0.0.1', port: svr.port, path: '/k2', agent: false })
+    leaving.on('error', () => {})
+    await sleep(50)
+    const waitingOnLeaver = request(svr.port, '/k2', { agent: false })
+    await sleep(50)
+    const left = Date.now()
+    leaving.destroy()
+    assert.equal((await waitingOnLeaver).status, 503)
+    assert.ok(Date.now() - left < 1000, 'answered ' + (Date.now() - left) + ' ms after the filler left')
+    await again
+  })
+
   it('holds no connection for a client that left before its request reached the proxy', async (t) => {
     const upstream = await startUpstream(t, { name: 'app', handler: echo })
     // Basic auth with scrypt holds requests back before the proxy stage for
