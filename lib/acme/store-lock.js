@@ -47,13 +47,10 @@ class StoreLock {
     if (!this.store.up && !(await this.connected())) return { acquired: false, unavailable: 'the store is down' }
     try {
       const { client } = this.store
-      if (await client.set(this.key, this.owner, 'PX', this.ttl, 'NX') === 'OK') {
-        // A third of the lifetime: two refreshes may fail before it expires.
-        this.refresher = setInterval(() => this.refresh(), Math.max(1000, Math.floor(this.ttl / 3)))
-        this.refresher.unref()
-        return { acquired: true }
-      }
+      if (await client.set(this.key, this.owner, 'PX', this.ttl, 'NX') === 'OK') return this.held()
       const [owner, left] = await Promise.all([client.get(this.key), client.pttl(this.key)])
+      // Ours already: an earlier SET whose reply timed out was applied.
+      if (owner === this.owner && await client.svrAcmeLockRefresh(this.key, this.owner, this.ttl) === 1) return this.held()
       // Released in between: the next poll takes it.
       if (owner === null) return { acquired: false, holder: { owner: 'nobody (just released)', expires: Date.now() } }
       return { acquired: false, holder: { owner, expires: Date.now() + Math.max(0, left) } }
@@ -62,13 +59,27 @@ class StoreLock {
     }
   }
 
+  held () {
+    // A third of the lifetime: two refreshes may fail before it expires.
+    clearInterval(this.refresher)
+    this.refresher = setInterval(() => this.refresh(), Math.max(1000, Math.floor(this.ttl / 3)))
+    this.refresher.unref()
+    return { acquired: true }
+  }
+
   async connected () {
     const timeout = AbortSignal.timeout(CONNECT_WAIT_MS)
     return once(this.store, 'up', { signal: timeout }).then(() => true, () => false)
   }
 
+  // A refresh that finds the lock gone or another's means it expired while
+  // the store did not answer: said once, as another instance may order too.
   async refresh () {
-    await this.store.client.svrAcmeLockRefresh(this.key, this.owner, this.ttl).catch(() => {})
+    const kept = await this.store.client.svrAcmeLockRefresh(this.key, this.owner, this.ttl).catch(() => null)
+    if (kept !== 0 || this.refresher === null) return
+    clearInterval(this.refresher)
+    this.refresher = null
+    this.store.log.warn('acme: lost the order lock ' + this.key + ' (it expired while the store did not answer); another instance may order the same name meanwhile')
   }
 
   /**

@@ -29,6 +29,11 @@ function storeProblems (data) {
 function urlProblems (url) {
   const problems = []
   if (url.password !== '') problems.push('/store/url: holds a password: put it in the file named by "passwordFile", which config.json only names')
+  try {
+    decodeURIComponent(url.username)
+  } catch {
+    problems.push('/store/url: the user name is not valid percent-encoding')
+  }
   const db = url.pathname.replace(/^\//, '')
   if (db !== '' && !/^(?:[0-9]|1[0-5])$/.test(db)) problems.push('/store/url: the path is the database number, 0 to 15 ("redis://host:6379/2")')
   return problems

@@ -108,7 +108,10 @@ function clientOptions (settings, secrets) {
     // svr's own name in CLIENT LIST, for the operator of a shared server.
     connectionName: 'svr'
   }
-  if (secure) options.tls = { ca: secrets.ca ?? undefined, servername: url.hostname }
+  // With Sentinel the URL's host is no server's: each connection checks the
+  // certificate against the host it connects to (the sentinel's, or the
+  // primary's as Sentinel names it).
+  if (secure) options.tls = settings.sentinels.length === 0 ? { ca: secrets.ca ?? undefined, servername: url.hostname } : { ca: secrets.ca ?? undefined }
   if (settings.sentinels.length !== 0) {
     options.sentinels = settings.sentinels.map((entry) => {
       const colon = entry.lastIndexOf(':')

@@ -31,8 +31,10 @@ function storeSettings (redis) {
 // A FleetStore as the primary opens it, ready, with the key of
 // store.keyFile (or none); closed after the test.
 async function openStore (t, redis, key = null) {
-  const log = { info () {}, warn () {} }
+  const warnings = []
+  const log = { info () {}, warn: (line) => warnings.push(line) }
   const store = new FleetStore(storeSettings(redis), { password: null, ca: null, key }, log)
+  store.warnings = warnings
   t.after(() => store.stop())
   await until(() => store.up, 10000)
   return store
@@ -107,6 +109,17 @@ describe('automatic HTTPS storage in the fleet\'s store', { skip: skipWithout('r
     await lockA.release()
     assert.deepEqual(await lockB.acquire(), { acquired: true })
     await lockB.release()
+    // A lock that is ours already (a SET whose reply timed out) is taken, for the whole lifetime.
+    await client.set('acme:lock:' + NAME, 'owner-a', 'PX', 5000)
+    assert.deepEqual(await lockA.acquire(), { acquired: true })
+    assert.ok(await client.pttl('acme:lock:' + NAME) > 5000)
+    // Lost while the store did not answer: said once.
+    await client.set('acme:lock:' + NAME, 'owner-x')
+    await lockA.refresh()
+    await lockA.refresh()
+    assert.deepEqual(store.warnings.filter((line) => line.includes('lost the order lock')),
+      ['acme: lost the order lock acme:lock:' + NAME + ' (it expired while the store did not answer); another instance may order the same name meanwhile'])
+    await client.del('acme:lock:' + NAME)
 
     // A certificate one stores the other reads, and keeps on its own disk.
     const issued = await pair(t)

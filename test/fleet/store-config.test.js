@@ -27,6 +27,17 @@ describe('store configuration', () => {
     assert.equal((result.stdout + result.stderr).includes('hunter2'), false)
   })
 
+  it('refuses a user name that is not valid percent-encoding, and a commandTimeout a worker would not wait for', async (t) => {
+    const site = await makeSite(t, { store: { url: 'redis://%E0%A4%A@127.0.0.1:6379', commandTimeout: 1000 } })
+    const result = await runSvr(['--check-config', '--config', site.configFile])
+    assert.equal(result.code, 1)
+    const lines = (result.stdout + result.stderr).split('\n').filter((line) => line.includes('/store/'))
+    assert.deepEqual(lines.map((line) => line.slice(line.indexOf('/store/'))).sort(), [
+      '/store/commandTimeout: must be <= 900 (got 1000)',
+      '/store/url: the user name is not valid percent-encoding'
+    ])
+  })
+
   it('refuses a password file it cannot read, or an empty one', async (t) => {
     const site = await makeSite(t, { store: { url: 'redis://127.0.0.1:6379', passwordFile: 'password' } })
     const missing = await runSvr(['--check-config', '--config', site.configFile])
@@ -49,6 +60,8 @@ describe('store configuration', () => {
       [[{ host: '10.0.0.1', port: 26379 }, { host: 'sentinel.b', port: 26380 }], 'main', 1, undefined, undefined])
     const secureSentinel = clientOptions({ ...settings, sentinels: ['10.0.0.1:26379'], masterName: 'main' }, { password: null, ca: 'PEM' })
     assert.deepEqual([secureSentinel.enableTLSForSentinelMode, secureSentinel.sentinelTLS, secureSentinel.tls.ca], [true, secureSentinel.tls, 'PEM'])
+    // Each connection checks the host it reaches, not the URL's.
+    assert.equal(secureSentinel.tls.servername, undefined)
     assert.equal(describeStore(settings), 'rediss://cache.internal:6380/3')
     // Back-off: 100 ms doubling, at most 5 s.
     assert.deepEqual([1, 2, 3, 7, 20].map(direct.retryStrategy), [100, 200, 400, 5000, 5000])
