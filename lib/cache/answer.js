@@ -46,10 +46,7 @@ function answerFromEntry (ctx, entry, cacheStatus, now, respond) {
     res.end()
     return
   }
-  for (const name of Object.keys(meta.headers)) {
-    // An entry stored before Age was kept apart still has the upstream's.
-    if (name !== 'age') res.setHeader(name, meta.headers[name])
-  }
+  copyStoredFields(res, meta.headers)
   // Whatever the upstream said: the whole body is here to take ranges from.
   if (complete) res.setHeader('Accept-Ranges', 'bytes')
   let sent = body
@@ -62,6 +59,13 @@ function answerFromEntry (ctx, entry, cacheStatus, now, respond) {
   }
   if (meta.status !== 204) res.setHeader('Content-Length', String(sent.length))
   res.end(req.method === 'HEAD' ? undefined : sent)
+}
+
+function copyStoredFields (res, headers) {
+  for (const name of Object.keys(headers)) {
+    // An entry stored before Age was kept apart still has the upstream's.
+    if (name !== 'age') res.setHeader(name, headers[name])
+  }
 }
 
 /**
