@@ -56,7 +56,7 @@ module.exports = [
     area: 'cache',
     file: 'lib/cache/worker-cache.js',
     what: 'every miss fetches: no fill lock',
-    find: "return this.coordinator.request('cache-fill', { key }, { timeout: this.lockTimeout + FILL_MARGIN_MS }).then(",
+    find: "return this.coordinator.request('cache-fill', { key, missedAt }, { timeout: this.lockTimeout + FILL_MARGIN_MS }).then(",
     replace: "return Promise.resolve('fill').then(",
     tests: [CACHE]
   },
@@ -240,7 +240,7 @@ module.exports = [
     area: 'cache',
     file: 'lib/pipeline/stages/app-cache.js',
     what: 'every miss runs the script: no fill lock for application answers',
-    find: '  const verdict = await cache.fill(found.key)\n',
+    find: '  const verdict = await cache.fill(found.key, found.at)\n',
     replace: "  const verdict = 'fill'\n",
     tests: [APP]
   },
