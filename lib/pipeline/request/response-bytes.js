@@ -87,14 +87,16 @@ function watchConnection (ctx, socket, res) {
   res.on('prefinish', markEnd)
 }
 
+// Both marks may come after 'close' (an application that ends a response
+// whose client has gone), when the count is over and the socket let go.
 function markStart () {
   const ctx = this[kContext]
-  ctx.sentBefore = ctx.socket.bytesWritten
+  if (ctx.socket !== null) ctx.sentBefore = ctx.socket.bytesWritten
 }
 
 function markEnd () {
   const ctx = this[kContext]
-  ctx.sentAfter = ctx.socket.bytesWritten
+  if (ctx.socket !== null) ctx.sentAfter = ctx.socket.bytesWritten
 }
 
 /**
