@@ -295,5 +295,6 @@ module.exports = [
   require('./mutations/mods'),
   require('./mutations/architecture'),
   require('./mutations/grpc'),
-  require('./mutations/fleet')
+  require('./mutations/fleet'),
+  require('./mutations/dispatch')
 )

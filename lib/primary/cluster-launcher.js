@@ -4,12 +4,6 @@ const cluster = require('node:cluster')
 const { workerCount } = require('../config/worker-count')
 const { workerEnvironment } = require('../application/process-environment')
 
-// With the shared accept queue (SCHED_NONE, see setup), libuv accepts
-// every pending connection in one go, so a burst of keep-alive connections
-// can all land on one worker while another idles. Single accept makes a
-// worker yield after each one, so the others take their share.
-const SCHEDULING_ENV = Object.freeze({ UV_TCP_SINGLE_ACCEPT: '1' })
-
 /**
  * How the Supervisor starts the workers of a cluster: one process each,
  * forked from svr.js (lib/worker/worker.js runs there). The in-process
@@ -17,13 +11,13 @@ const SCHEDULING_ENV = Object.freeze({ UV_TCP_SINGLE_ACCEPT: '1' })
  */
 class ClusterLauncher {
   constructor () {
-    // Workers share the listening socket and accept from the kernel queue
-    // themselves. With round-robin the primary accepts and hands each
-    // connection over IPC; one handed to a worker that has just died is never
-    // answered nor closed, so its client hangs. A shared queue also leaves
-    // unaccepted connections to the surviving workers and saves a hop per
-    // connection.
+    // The Supervisor accepts and hands out the connections itself
+    // (lib/primary/connection-dispatch.js): with the cluster module's
+    // round-robin, one handed to a worker that has just died is never
+    // answered nor closed, so its client hangs. And the cluster module must
+    // not bind sockets of its own for a worker's listen().
     cluster.schedulingPolicy = cluster.SCHED_NONE
+    this.handsConnections = true
     cluster.setupPrimary({ exec: require.resolve('../../svr.js'), args: [] })
   }
 
@@ -33,7 +27,7 @@ class ClusterLauncher {
    * @returns {import('node:cluster').Worker}
    */
   launch (slot, options) {
-    return cluster.fork(workerEnvironment({ ...SCHEDULING_ENV, ...options.config.environmentVariables, SVR_SLOT: String(slot.id) }))
+    return cluster.fork(workerEnvironment({ ...options.config.environmentVariables, SVR_SLOT: String(slot.id) }))
   }
 
   /** @returns {number} worker slots for `config` */

@@ -7,7 +7,7 @@ const { throttleServices, throttleOptions } = require('../auth/cluster-throttle'
 const { FleetThrottle } = require('../auth/fleet-throttle')
 const { PrimaryCounters } = require('../metrics/primary')
 const { CertificateManager } = require('../acme/manager')
-const { tlsSessionServices } = require('../tls/session-cache')
+const { TlsSessionCache } = require('../tls/session-cache')
 const { proxyHealthServices } = require('../proxy/health-service')
 const { rateLimitServices, SharedBuckets } = require('../traffic/shared-buckets')
 const { FleetBuckets } = require('../traffic/fleet-buckets')
@@ -26,11 +26,16 @@ class Coordinator {
    * @param {() => Array<{slot: number|null, pid: number|null, peer: import('./ipc').Peer|null}>} targets
    *   every worker slot; `peer` null for a slot without a ready worker
    * @param {PrimaryCounters} [counters] the Supervisor's restart and reload counters, which it reports
+   * @param {(act: string, fields: object) => void} [broadcast] tells every worker, also those
+   *   not yet serving; by default the ready ones of `targets`
    */
-  constructor (log, targets, counters = new PrimaryCounters()) {
+  constructor (log, targets, counters = new PrimaryCounters(), broadcast = null) {
     this.log = log
     this.targets = targets
     this.counters = counters
+    this.broadcast = broadcast || ((act, fields) => {
+      for (const { peer } of this.targets()) if (peer !== null) peer.notify(act, fields)
+    })
     // The fleet's store (useStore), null while there is none, and its
     // settings as started with: a reload does not reconnect.
     this.store = null
@@ -43,13 +48,15 @@ class Coordinator {
     this.rateBuckets = new SharedBuckets()
     // The response cache: one fill per key, the byte budget.
     this.cache = new CacheCoordinator(this)
+    // TLS sessions for clients that resume by session id.
+    this.tlsSessions = new TlsSessionCache(this)
     // The one table of cluster-wide services: act -> service(msg, from).
     this.services = {
       ...throttleServices(this),
       ...statsServices(this),
       ...metricsServices(this),
       ...this.acme.services(),
-      ...tlsSessionServices(this),
+      ...this.tlsSessions.services(),
       ...proxyHealthServices(this),
       ...rateLimitServices(this.rateBuckets),
       ...this.cache.services()

@@ -98,6 +98,8 @@ class InProcessWorker extends EventEmitter {
  */
 class InProcessLauncher {
   constructor () {
+    // Its worker's servers listen on ports of the socket's feed, in this process.
+    this.handsConnections = false
     this.shared = { feeds: new ConnectionFeeds(), processMetrics: new ProcessMetrics('single') }
     this.lastId = 0
     // The options of the newest worker that got ready.

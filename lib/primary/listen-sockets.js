@@ -77,7 +77,11 @@ function bindError (errno, spec) {
  * the socket (and its port, if it was 0).
  */
 class ListenSockets {
-  constructor () {
+  /**
+   * @param {(handle: object) => void} [onClose] told of each handle closed
+   */
+  constructor (onClose = () => {}) {
+    this.onClose = onClose
     // key -> {spec, bound: the spec with the port actually bound, handle, address}
     this.entries = new Map()
     // false while the console has closed the server: no socket is held then.
@@ -118,18 +122,26 @@ class ListenSockets {
 
   closeEntry (key) {
     const entry = this.entries.get(key)
-    if (entry.handle !== null) entry.handle.close()
+    if (entry.handle !== null) this.closeHandle(entry.handle)
     this.entries.delete(key)
+  }
+
+  closeHandle (handle) {
+    handle.close()
+    this.onClose(handle)
   }
 
   /**
    * @param {object} config
-   * @returns {Array<{role: string, handle: object}>} the bound sockets a
-   *   worker of `config` listens on; none while closed
+   * @returns {Array<{role: string, handle: object, address: string|object}>} the bound
+   *   sockets a worker of `config` listens on; none while closed
    */
   handles (config) {
     if (!this.open) return []
-    return listenTargets(config).map((target) => ({ role: target.role, handle: this.entries.get(socketKey(target)).handle }))
+    return listenTargets(config).map((target) => {
+      const { handle, address } = this.entries.get(socketKey(target))
+      return { role: target.role, handle, address }
+    })
   }
 
   /**
@@ -160,7 +172,7 @@ class ListenSockets {
   close () {
     this.open = false
     for (const entry of this.entries.values()) {
-      if (entry.handle !== null) entry.handle.close()
+      if (entry.handle !== null) this.closeHandle(entry.handle)
       entry.handle = null
     }
   }

@@ -49,7 +49,7 @@ const operatorControls = {
     const listening = []
     for (const [worker, record] of this.records) {
       if (record.retiring || !worker.isConnected()) continue
-      record.hasSockets = this.sendSockets(record.peer, record.options)
+      record.hasSockets = this.sendSockets(record)
       // A worker that does not answer in time is past helping; the others are open.
       listening.push(record.peer.request('accepting', { open }, { timeout: ACCEPTING_TIMEOUT_MS }).catch(() => {}))
     }

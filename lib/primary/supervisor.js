@@ -1,9 +1,11 @@
 'use strict'
 
+const util = require('node:util')
 const { Coordinator } = require('./coordinator')
 const { svrError } = require('../errors')
 const { listeningLines, listenError, removeStaleSockets } = require('../listen')
 const { ListenSockets } = require('./listen-sockets')
+const { ConnectionDispatches } = require('./connection-dispatch')
 const { scriptPath } = require('../application/locate')
 const { warnForwardingConfig } = require('../access/client-address')
 const { PrimaryCounters } = require('../metrics/primary')
@@ -56,7 +58,11 @@ class Supervisor {
     this.slots = []
     this.records = new Map()
     this.reloads = new ReloadQueue(() => this.applyReload(), () => this.phase === 'running' ? null : this.phase, log)
-    this.sockets = new ListenSockets()
+    // With cluster workers the primary accepts every connection and hands
+    // it to a worker (lib/primary/connection-dispatch.js); an in-process
+    // worker listens on a port of the socket's feed instead.
+    this.dispatches = launcher.handsConnections ? new ConnectionDispatches(log) : null
+    this.sockets = new ListenSockets((handle) => { if (this.dispatches !== null) this.dispatches.closed(handle) })
     // What the workers report of the application code they run: the names
     // (and versions) of the mods and script, and the console commands of
     // their 4.x mods ({name, mods}).
@@ -67,7 +73,7 @@ class Supervisor {
       if (record !== undefined) record.peer.notify('fair-share', { connections: share })
     })
     // The cluster-wide services (login throttle, status page, metrics).
-    this.coordinator = new Coordinator(log, () => this.targets(), this.counters)
+    this.coordinator = new Coordinator(log, () => this.targets(), this.counters, (act, fields) => this.broadcast(act, fields))
     // Console state every worker, including ones forked later, must share.
     this.blocked = []
     this.accepting = true
@@ -75,7 +81,10 @@ class Supervisor {
       ...this.coordinator.table,
       listening: (msg, peer, worker) => this.onListening(msg, worker),
       'boot-error': (msg, peer, worker) => this.onBootError(msg, worker),
-      load: (msg, peer, worker) => this.onLoad(msg, worker)
+      load: (msg, peer, worker) => this.onLoad(msg, worker),
+      'conn-taken': (msg, peer, worker) => this.intakeOf(worker)?.acknowledged(msg),
+      'port-open': (msg, peer, worker) => this.onPort(worker, msg.role, true),
+      'port-closed': (msg, peer, worker) => this.onPort(worker, msg.role, false)
     }
     warnForwardingConfig(options.config, log)
   }
@@ -110,11 +119,13 @@ class Supervisor {
     const { slot } = record
     this.log.info(this.launcher.name(slot, worker) + ' up (pid ' + worker.process.pid + ')')
     if (this.fleetTicketKeys !== null) record.peer.notify('ticket-keys', { keys: this.fleetTicketKeys })
+    // The sessions stored before it came, which it may be asked to resume.
+    record.peer.notify('tls-sessions-known', { sessions: this.coordinator.tlsSessions.ids() })
     // The console closed or opened the server while this worker booted.
     if (!this.accepting) {
       record.peer.notify('accepting', { open: false })
     } else if (!record.hasSockets) {
-      record.hasSockets = this.sendSockets(record.peer, record.options)
+      record.hasSockets = this.sendSockets(record)
       record.peer.notify('accepting', { open: true })
     }
     this.code = { mods: msg.mods, commands: msg.commands || [] }
@@ -177,6 +188,23 @@ class Supervisor {
     })
   }
 
+  /** @returns {import('./connection-dispatch').WorkerIntake|null|undefined} */
+  intakeOf (worker) {
+    return this.records.get(worker)?.intake
+  }
+
+  // A worker's server listens on a port the primary feeds (or stopped):
+  // a retiring worker gets no new connections, even if it listens again.
+  onPort (worker, role, open) {
+    const record = this.records.get(worker)
+    if (record === undefined || record.intake === null) return
+    try {
+      record.intake.listening(role, open && !record.retiring)
+    } catch (err) {
+      this.log.error(err.message + ': ' + util.getSystemErrorName(err.errno))
+    }
+  }
+
   onLoad (msg, worker) {
     const record = this.records.get(worker)
     if (record !== undefined && !record.retiring) this.fairShare.report(worker, msg.connections)
@@ -207,8 +235,7 @@ class Supervisor {
     }
     this.phase = 'stopping'
     this.log.info('shutting down on ' + signal + ': draining ' + this.records.size + ' worker(s)')
-    // The workers hold their own descriptors while they still accept.
-    this.sockets.close()
+    this.closeSocketsWhenDrained()
     for (const slot of this.slots) clearTimeout(slot.timer)
     for (const [worker, record] of this.records) {
       if (record.waiter !== null) record.waiter.reject(new Error('server is stopping'))
@@ -225,6 +252,19 @@ class Supervisor {
       this.log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
       this.force('shutdownTimeout')
     }, shutdownDelay + timeout)
+  }
+
+  // Workers go on accepting for shutdownDelay (a load balancer's health
+  // check sees them draining meanwhile). They hold their own descriptors of
+  // the sockets, unless the primary hands them the connections: then the
+  // primary's are what they accept from, until the delay is over.
+  closeSocketsWhenDrained () {
+    const { shutdownDelay } = this.options.config
+    if (this.dispatches === null || shutdownDelay === 0) {
+      this.sockets.close()
+      return
+    }
+    setTimeout(() => this.sockets.close(), shutdownDelay).unref()
   }
 
   force (why) {

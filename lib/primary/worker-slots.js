@@ -2,6 +2,7 @@
 
 const { dispatch, workerPeer } = require('../ipc')
 const { svrError } = require('../errors')
+const { WorkerIntake } = require('./worker-intake')
 const { exitReason, backoffDelay, EXIT_REASONS, CRASH_LOOP_STREAK } = require('./slots')
 
 // How long a fresh worker may take to boot and listen during a reload.
@@ -16,13 +17,16 @@ const workerSlots = {
   fork (slot, options) {
     const worker = this.launcher.launch(slot, options)
     const peer = workerPeer(worker)
-    const record = { slot, worker, options, peer, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
+    // intake: the connections the primary hands the worker, when it does.
+    const intake = this.dispatches === null ? null : new WorkerIntake(peer)
+    const record = { slot, worker, options, peer, intake, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
     this.records.set(worker, record)
     worker.on('message', (msg) => dispatch(this.handlers, msg, peer, worker))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn(this.launcher.name(slot, worker) + ' channel error:', err.message))
+    if (intake !== null) handBackOnLoss(worker, intake)
     // The sockets go first: the worker listens on them as soon as it has booted.
-    record.hasSockets = this.sendSockets(peer, options)
+    record.hasSockets = this.sendSockets(record)
     peer.notify('boot', { options, blocked: this.blocked })
     return worker
   },
@@ -30,9 +34,17 @@ const workerSlots = {
   /**
    * @returns {boolean} whether there were sockets to send (none while the console has closed the server)
    */
-  sendSockets (peer, options) {
-    const handles = this.sockets.handles(options.config)
-    for (const { role, handle } of handles) peer.notify('listen', { role }, handle)
+  sendSockets (record) {
+    const { peer, intake } = record
+    const handles = this.sockets.handles(record.options.config)
+    for (const { role, handle, address } of handles) {
+      if (intake === null) {
+        peer.notify('listen', { role }, handle)
+        continue
+      }
+      intake.assign(role, this.dispatches.of(handle))
+      peer.notify('listen', { role, handed: true, address: typeof address === 'object' ? address : null })
+    }
     return handles.length !== 0
   },
 
@@ -127,6 +139,7 @@ const workerSlots = {
     if (record === undefined || record.retiring) return
     record.retiring = true
     this.fairShare.forget(worker)
+    if (record.intake !== null) record.intake.leave()
     record.peer.notify('shutdown')
     const timeout = this.options.config.shutdownTimeout
     setTimeout(() => {
@@ -137,6 +150,19 @@ const workerSlots = {
       }
     }, timeout).unref()
   }
+}
+
+// How long after a worker's exit its channel may still be open: the
+// connections it had not acknowledged are handed on by then at the latest.
+const LOSS_FALLBACK_MS = 1000
+
+// A worker's unacknowledged connections go to the others once its channel
+// has closed, when every acknowledgement it sent before dying has been read:
+// handing on one it took would give its client a worker waiting for bytes
+// the dead one read.
+function handBackOnLoss (worker, intake) {
+  worker.once('disconnect', () => intake.lost())
+  worker.once('exit', () => setTimeout(() => intake.lost(), LOSS_FALLBACK_MS).unref())
 }
 
 /**

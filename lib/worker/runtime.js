@@ -10,6 +10,7 @@ const { SiteChromes } = require('../application/api/site-chrome')
 const { WorkerCertificates } = require('../acme/worker')
 const { ProxyUpstreams } = require('../proxy/upstreams')
 const { createProxyMetrics } = require('../metrics/proxy')
+const { knownSessionIds, learnSessionIds } = require('../tls/session-cache')
 
 /**
  * What one worker holds besides its pipeline: its logger and log files, its
@@ -52,6 +53,8 @@ class Runtime {
     this.responseCache = null
     // The fleet's TLS session ticket keys once the primary sent them (useTicketKeys).
     this.ticketKeys = null
+    // The ids of the TLS sessions the coordinator holds (lib/tls/session-cache.js).
+    this.knownSessions = knownSessionIds()
     // The servers whose connections the status page and metrics count.
     this.servers = null
     // The certificates automatic HTTPS hands this worker (lib/acme/).
@@ -146,7 +149,8 @@ class Runtime {
       'acme-alpn': (msg) => this.certificates.challenge(msg),
       'proxy-health': (msg) => this.proxy.setVerdicts(msg.verdicts),
       'cache-drop': (msg) => { if (this.responseCache !== null && Array.isArray(msg.keys)) this.responseCache.drop(msg.keys) },
-      'ticket-keys': (msg) => this.useTicketKeys(msg.keys)
+      'ticket-keys': (msg) => this.useTicketKeys(msg.keys),
+      'tls-sessions-known': (msg) => learnSessionIds(this.knownSessions, msg.sessions)
     }
   }
 }

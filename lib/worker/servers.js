@@ -143,7 +143,7 @@ function listenForRequests (server, state) {
   server.on('clientError', (err, socket) => answerClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
   if (state.sni !== null) {
     server.on('tlsClientError', (err, socket) => answerTlsClientError(err, socket, state.route.headerLines, state.route.pipeline.runtime))
-    shareSessions(server, () => state.route.pipeline.runtime.coordinator)
+    shareSessions(server, () => state.route.pipeline.runtime.coordinator, state.route.pipeline.runtime.knownSessions)
   }
   server.on('connect', function onConnectEvent (req, socket, head) {
     // An HTTP/2 CONNECT comes with a response object, not a socket, and no

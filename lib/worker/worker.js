@@ -8,6 +8,7 @@ const { deepFreeze } = require('../util/deep-freeze')
 const { createServers, shutDown } = require('./servers')
 const { listenError } = require('../listen')
 const { listenOnHandle } = require('./listen-on-handle')
+const { HandedPort } = require('./handed-port')
 const { containRequestError } = require('../application/request-scope')
 const { LogFiles } = require('../logging')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./accepting')
@@ -64,9 +65,13 @@ function crashUnlessContained (err, log) {
 function startWorker ({ channel, slot, name, exit, processMetrics }) {
   const logs = new LogFiles()
   const log = createLogger(name, logs)
-  // handles: the listening sockets the primary sent, by server role, until used.
-  const state = { servers: null, options: null, stopping: false, handles: new Map(), logs, channel, exit }
+  // handles: the listening sockets the primary sent, by server role, until
+  // used; ports: the latest HandedPort of each role, when the primary
+  // accepts the connections and hands them over.
+  // taken: ids of the connections taken this turn, to acknowledge.
+  const state = { servers: null, options: null, stopping: false, handles: new Map(), ports: new Map(), taken: [], logs, channel, exit }
   const coordinator = primaryPeer(channel)
+  state.coordinator = coordinator
   const runtime = new Runtime({ log, logs, slot, coordinator, processMetrics })
   state.runtime = runtime
 
@@ -85,7 +90,8 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
       deepFreeze(msg.options.config)
       boot(msg.options, state)
     },
-    listen: (msg, from, handle) => receiveHandle(state, msg.role, handle),
+    listen: (msg, from, handle) => receiveHandle(state, msg.role, msg.handed === true ? handedPort(state, msg) : handle),
+    conn: (msg, from, client) => takeConnection(state, msg, client),
     shutdown: (msg) => stop(state, msg.delay || 0),
     'reopen-logs': () => logs.reopen().catch((err) => log.error('cannot reopen the log files:', err.message))
   }
@@ -136,6 +142,43 @@ function receiveHandle (state, role, handle) {
   const previous = state.handles.get(role)
   if (previous !== undefined) previous.close()
   state.handles.set(role, handle)
+}
+
+function handedPort (state, msg) {
+  const port = new HandedPort(msg.role, state.coordinator, msg.address || null)
+  state.ports.set(msg.role, port)
+  return port
+}
+
+// A connection the primary accepted: the server of its role takes it, or,
+// when that server no longer listens, the primary gives it to another
+// worker at once. The connections taken are acknowledged together once per
+// turn of the event loop, before a byte of any of them is read here (reads
+// come in the poll phase of the next turn).
+function takeConnection (state, msg, client) {
+  if (client === undefined || client === null) return
+  const port = state.ports.get(msg.role)
+  let taken = false
+  try {
+    taken = port !== undefined && port.take(client)
+  } catch (err) {
+    // Node's accept path closes what it cannot take; the connection is ours.
+    taken = true
+    state.runtime.log.error('cannot take a connection:', err)
+  }
+  if (!taken) {
+    client.close()
+    state.coordinator.notify('conn-taken', { ids: [msg.id], taken: false })
+    return
+  }
+  if (state.taken.length === 0) setImmediate(acknowledgeTaken, state)
+  state.taken.push(msg.id)
+}
+
+function acknowledgeTaken (state) {
+  const ids = state.taken
+  state.taken = []
+  state.coordinator.notify('conn-taken', { ids, taken: true })
 }
 
 // Console close/open. On open the primary has sent the sockets it bound

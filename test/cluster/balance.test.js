@@ -8,26 +8,11 @@ const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { agentGet } = require('../helpers/http')
 
-// /pid names the worker; /busy holds its worker's event loop, so that
-// connections opened meanwhile can only go to the other one. The test waits
-// for /busy's head rather than for a fixed time, which a loaded machine can
-// outlast.
+// /pid names the worker that answers.
 const SCRIPT = `
 if (href === '/pid') {
   res.writeHead(200, { 'Content-Type': 'text/plain' })
   res.end(String(process.pid))
-  return
-}
-if (href === '/busy') {
-  // The answer's start goes out first (at the end of this tick), so the
-  // client knows when this worker is busy; the loop runs in the next.
-  res.writeHead(200, { 'Content-Type': 'text/plain' })
-  res.write(String(process.pid))
-  setImmediate(function () {
-    var until = Date.now() + 1500
-    while (Date.now() < until) {}
-    res.end()
-  })
   return
 }
 `
@@ -36,24 +21,6 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function get (port, agent, target) {
   return agentGet(port, target, agent).then((res) => ({ pid: res.body, socket: res.socket }))
-}
-
-// GET /busy on `agent`: `started` once its head is in (its worker is then
-// busy), `done` with the answer as get() gives it.
-function busy (port, agent) {
-  let started
-  const done = new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/busy', agent }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.once('data', () => started())
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve({ pid: body, socket: req.socket }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-  })
-  return { started: new Promise((resolve) => { started = resolve }), done }
 }
 
 // Connections per worker, each connection counted once, by the pid that
@@ -68,12 +35,12 @@ function spread (answers) {
 describe('connection balance between workers', () => {
   const cleanups = []
   const hooks = { after: (fn) => cleanups.push(fn) }
-  let port
+  let svr
 
   before(async () => {
     const site = await makeSite(hooks, { workers: 2, enableLogging: false })
     await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
-    port = (await startSvr(hooks, site.configFile)).port
+    svr = await startSvr(hooks, site.configFile)
   })
 
   after(async () => {
@@ -83,15 +50,15 @@ describe('connection balance between workers', () => {
   it('should move keep-alive connections off a worker that holds more than its share', async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
     after(() => agent.destroy())
-    // One worker is held up by the first connection, so the other accepts
-    // all the rest: 1 against 7.
-    const held = busy(port, agent)
-    await held.started
-    const crowd = await Promise.all(Array.from({ length: CONNECTIONS - 1 }, () => get(port, agent, '/pid')))
-    const first = await held.done
-    const start = spread([first, ...crowd])
-    assert.equal(start.size, 2, 'both workers answered')
-    assert.equal(Math.max(...start.values()), CONNECTIONS - 1, 'the crowd went to one worker')
+    const { port } = svr
+    // While one worker is being replaced, the other takes every new
+    // connection: 0 against 8 once the replacement is up.
+    const mark = svr.output.length
+    process.kill(svr.workerPids().get(2), 'SIGKILL')
+    await svr.waitFor(/worker 2 exited unexpectedly/, 5000, mark)
+    const start = spread(await Promise.all(Array.from({ length: CONNECTIONS }, () => get(port, agent, '/pid'))))
+    assert.deepEqual([...start.values()], [CONNECTIONS], 'every connection went to the worker left')
+    await svr.waitFor(/worker 2 replaced/, 10000, mark)
     // Keep every connection busy; the crowded worker hands connections back
     // (Connection: close) until it holds no more than its share.
     let counts = start

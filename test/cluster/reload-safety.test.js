@@ -6,7 +6,7 @@ const fs = require('node:fs/promises')
 const net = require('node:net')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
-const { request } = require('../helpers/http')
+const { request, requestPastStopped } = require('../helpers/http')
 const { freePorts } = require('../helpers/tools')
 
 // Long enough that a worker boots and answers a request well within it,
@@ -123,9 +123,9 @@ describe('rolling reload under faults', () => {
     assert.doesNotMatch(svr.output.slice(mark), /reload failed/)
     await retired(svr, 1, old.get(1), mark)
     await retired(svr, 2, old.get(2), mark)
-    // Slot 1's replacement is then the only worker that accepts.
+    // Slot 1's replacement is then the only worker that answers.
     const release = await hold(t, fresh2)
-    const res = await request(svr.port, '/')
+    const res = await requestPastStopped(svr.port, '/')
     release()
     assert.equal(res.status, 200)
     assert.equal(res.headers['x-pid'], String(replacement))
@@ -167,9 +167,9 @@ describe('healthReadyDelay on a reload', () => {
     const hup = Date.now()
     svr.signal('SIGHUP')
     const fresh = await upPid(svr, 1, mark)
-    // Only the new worker accepts now.
+    // Only the new worker answers now.
     const releaseOld = await hold(t, old)
-    const early = await request(svr.port, '/healthz')
+    const early = await requestPastStopped(svr.port, '/healthz')
     assert.equal(early.headers['x-generation'], '1')
     // The new worker listened after the SIGHUP: what happened before the
     // delay had passed since then happened within its warm-up.

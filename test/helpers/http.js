@@ -53,4 +53,19 @@ function agentGet (port, target, agent) {
   })
 }
 
-module.exports = { request, agentGet }
+/**
+ * A request answered while one worker is stopped (SIGSTOP): the primary may
+ * have handed its connection to that worker before it knew it was stopped;
+ * once one has waited there for a moment, the others get every connection.
+ */
+async function requestPastStopped (port, target) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request(port, target, { timeout: 1000 })
+    } catch (err) {
+      if (attempt === 3 || !/timed out/.test(err.message)) throw err
+    }
+  }
+}
+
+module.exports = { requestPastStopped, request, agentGet }

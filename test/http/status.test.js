@@ -3,7 +3,7 @@
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const { makeSite, startSvr } = require('../helpers/server')
-const { request } = require('../helpers/http')
+const { request, requestPastStopped } = require('../helpers/http')
 const { createScope } = require('../helpers/scope')
 const { fullServerString } = require('../../lib/version')
 
@@ -87,8 +87,9 @@ describe('status page with two workers', () => {
     const [first, second] = [...svr.workerPids().values()]
     process.kill(first, 'SIGSTOP')
     try {
-      // The stopped worker accepts nothing; the other one serves the page.
-      const res = await request(svr.port, STATUS)
+      // The stopped worker takes no more connections once one waits on it;
+      // the other one serves the page.
+      const res = await requestPastStopped(svr.port, STATUS)
       assert.equal(res.status, 200)
       assert.equal(field(res.body, 'workers'), '1 of 2')
       const missing = workerRows(res.body).filter((row) => row.includes('did not answer'))

@@ -32,6 +32,7 @@ const INTERFACES = {
   listen2: { name: '_listen2', file: 'lib/worker/listen-on-handle.js', what: 'server._handle = handle; server._listen2()', why: 'make a worker\'s server listen on a socket the primary bound' },
   handle: { name: '_handle', file: 'lib/worker/listen-on-handle.js', what: 'server._handle', why: 'make a worker\'s server listen on a socket the primary bound' },
   sendHandle: { name: null, file: 'lib/ipc.js', what: 'worker.send(message, handle) with a raw TCP or Pipe handle', why: 'hand the primary\'s bound sockets to every worker' },
+  dispatch: { name: null, file: 'lib/primary/connection-dispatch.js', what: 'handle.onconnection of a bound handle in the primary, the accepted client handle sent over IPC, and onconnection of the object a worker\'s server adopted', why: 'hand each connection to the workers in turn' },
   feed: { name: null, file: 'lib/primary/connection-feed.js', what: 'handle.listen() and handle.onconnection of a bound handle and of a handle a server adopts', why: 'feed one socket\'s connections to the newest in-process worker (--single-threaded)' },
   httpMessage: { name: '_httpMessage', file: 'lib/worker/client-error.js', what: 'socket._httpMessage', why: 'answer a malformed request only after the responses pipelined before it' },
   parent: { name: '_parent', file: 'lib/worker/client-error.js', what: 'tlsSocket._parent', why: 'answer plain HTTP on the TLS port with 497 in cleartext' },
@@ -236,6 +237,46 @@ describe('private Node.js interfaces svr relies on', () => {
     assert.ok(count <= 1)
     await closing(server)
     handle.close()
+  }))
+
+  it('a client handle accepted in the parent is sent over IPC and served by a child\'s server through the onconnection of the object it adopted', () => holds('dispatch', async () => {
+    const { handle, port } = boundHandle()
+    // lib/worker/handed-port.js in the child, lib/primary/connection-dispatch.js here.
+    const child = spawn(process.execPath, ['-e', `
+      const net = require('node:net')
+      const port = { onconnection: null, listen () { return 0 }, close (cb) { if (cb) process.nextTick(cb) }, ref () {}, unref () {} }
+      const server = net.createServer((socket) => socket.end('handed to the child'))
+      server.once('listening', () => process.send({ ready: typeof port.onconnection }))
+      server._handle = port
+      server._listen2(null, -1, -1)
+      process.on('message', (msg, client) => {
+        if (client === undefined) return process.send({ error: 'no handle came with the message' })
+        port.onconnection(0, client)
+        process.send({ taken: msg.id })
+      })
+      process.on('disconnect', () => process.exit(0))
+    `], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    try {
+      const ready = await once(child, 'message')
+      assert.equal(ready.ready, 'function')
+      // The parent closes its own descriptor once the child has taken the connection.
+      const taken = new Promise((resolve) => {
+        handle.onconnection = (err, client) => {
+          assert.equal(err, 0)
+          child.send({ id: 1 }, client, () => {})
+          child.once('message', (msg) => {
+            client.close()
+            resolve(msg)
+          })
+        }
+      })
+      assert.equal(handle.listen(511), 0)
+      assert.equal(await exchange({ host: '127.0.0.1', port }), 'handed to the child')
+      assert.deepEqual(await taken, { taken: 1 })
+    } finally {
+      child.kill()
+      handle.close()
+    }
   }))
 
   it('socket._httpMessage is the response being written, and is cleared when it finishes', () => holds('httpMessage', async () => {

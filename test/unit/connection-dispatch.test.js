@@ -1,0 +1,230 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const { ConnectionDispatch, IN_FLIGHT_PER_WORKER, MAX_HELD, STALL_MS } = require('../../lib/primary/connection-dispatch')
+const { WorkerIntake } = require('../../lib/primary/worker-intake')
+
+function client (name) {
+  return { name, closed: false, close () { this.closed = true } }
+}
+
+// A worker's Peer: records what it is sent; `up` false once its channel is gone.
+function peer () {
+  return {
+    up: true,
+    sent: [],
+    notify (act, fields, handle) {
+      if (!this.up) return false
+      this.sent.push({ act, ...fields, handle })
+      return true
+    }
+  }
+}
+
+function listeningSocket () {
+  return { listens: 0, onconnection: null, listen () { this.listens++; return 0 } }
+}
+
+function setup (workers, log = { warn () {} }) {
+  const socket = listeningSocket()
+  const dispatch = new ConnectionDispatch(socket, log)
+  const intakes = []
+  for (let i = 0; i < workers; i++) {
+    const intake = new WorkerIntake(peer())
+    intake.assign('main', dispatch)
+    intake.listening('main', true)
+    intakes.push(intake)
+  }
+  const accept = (name) => {
+    const c = client(name)
+    socket.onconnection(0, c)
+    return c
+  }
+  return { socket, dispatch, intakes, accept }
+}
+
+// The names of the connections each worker was handed, in order.
+const handed = (intakes) => intakes.map((intake) => intake.peer.sent.filter((m) => m.act === 'conn').map((m) => m.handle.name))
+const ackAll = (intake, taken = true) => {
+  for (const m of intake.peer.sent.filter((m) => m.act === 'conn')) intake.acknowledged({ ids: [m.id], taken })
+}
+
+describe('ConnectionDispatch and WorkerIntake', () => {
+  it('should listen once, and hand connections to the workers in turn', () => {
+    const { socket, intakes, accept } = setup(3)
+    assert.equal(socket.listens, 1)
+    for (let i = 0; i < 6; i++) {
+      accept('c' + i)
+      // Acknowledged at once: every worker has room, the turn alone decides.
+      for (const intake of intakes) ackAll(intake)
+    }
+    assert.deepEqual(handed(intakes), [['c0', 'c3'], ['c1', 'c4'], ['c2', 'c5']])
+    assert.deepEqual(intakes[0].peer.sent[0], { act: 'conn', role: 'main', id: 1, handle: intakes[0].peer.sent[0].handle })
+  })
+
+  it('should close its own descriptor once a worker took the connection, and not before', async () => {
+    const { intakes, accept } = setup(1)
+    const c = accept('c')
+    // Node may still hold the message in its queue of handles to send.
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(c.closed, false)
+    intakes[0].acknowledged({ ids: [1], taken: true })
+    assert.equal(c.closed, true)
+    // A repeated or unknown acknowledgement changes nothing.
+    intakes[0].acknowledged({ ids: [1], taken: false })
+    assert.deepEqual(handed(intakes), [['c']])
+  })
+
+  it('should give each connection to the worker with the fewest unacknowledged, the next in turn among equals', () => {
+    const { intakes, accept } = setup(2)
+    // Worker 0 is blocked and acknowledges nothing; worker 1 everything at once.
+    for (let i = 0; i < 6; i++) {
+      accept('c' + i)
+      ackAll(intakes[1])
+    }
+    assert.deepEqual(handed(intakes), [['c0'], ['c1', 'c2', 'c3', 'c4', 'c5']])
+  })
+
+  it('should hold connections while every worker has ' + IN_FLIGHT_PER_WORKER + ' unacknowledged, and hand the oldest on at the next acknowledgement', () => {
+    const { dispatch, intakes, accept } = setup(2)
+    for (let i = 0; i < 2 * IN_FLIGHT_PER_WORKER + 3; i++) accept('c' + i)
+    assert.deepEqual(handed(intakes).map((names) => names.length), [IN_FLIGHT_PER_WORKER, IN_FLIGHT_PER_WORKER])
+    // A burst is dealt out in turn.
+    assert.deepEqual(handed(intakes)[0].slice(0, 3), ['c0', 'c2', 'c4'])
+    const held = [0, 1, 2].map((i) => 'c' + (2 * IN_FLIGHT_PER_WORKER + i))
+    assert.deepEqual(dispatch.held.map((c) => c.name), held)
+    const oldest = intakes[1].peer.sent.find((m) => m.act === 'conn')
+    intakes[1].acknowledged({ ids: [oldest.id], taken: true })
+    assert.equal(handed(intakes)[1].at(-1), held[0])
+    assert.deepEqual(dispatch.held.map((c) => c.name), held.slice(1))
+  })
+
+  it('should leave out a worker that has left a connection unacknowledged for ' + STALL_MS + ' ms, until it acknowledges', () => {
+    const { intakes, accept } = setup(2)
+    accept('a')
+    accept('b')
+    // Worker 0 is stopped: 'a' has waited past the limit. Worker 1 is busy
+    // but answering: 'b' has waited just under it.
+    const entries = intakes.map((intake) => intake.inFlight.values().next().value)
+    entries[0].at -= STALL_MS + 1
+    entries[1].at -= STALL_MS - 50
+    accept('c')
+    accept('d')
+    assert.deepEqual(handed(intakes), [['a'], ['b', 'c', 'd']])
+    ackAll(intakes[0])
+    accept('e')
+    assert.deepEqual(handed(intakes), [['a', 'e'], ['b', 'c', 'd']])
+  })
+
+  it('should give a connection a worker did not take to another, and leave that worker out until it listens again', () => {
+    const { intakes, accept } = setup(2)
+    accept('a')
+    // Worker 0's server has stopped listening.
+    intakes[0].acknowledged({ ids: [1], taken: false })
+    assert.deepEqual(handed(intakes), [['a'], ['a']])
+    accept('b')
+    accept('c')
+    assert.deepEqual(handed(intakes), [['a'], ['a', 'b', 'c']])
+    intakes[0].listening('main', true)
+    // Worker 1 has not acknowledged its three yet.
+    accept('d')
+    accept('e')
+    assert.deepEqual(handed(intakes), [['a', 'd', 'e'], ['a', 'b', 'c']])
+  })
+
+  it('should hand what a lost worker had not acknowledged to the others, and nothing it took', () => {
+    const { intakes, accept } = setup(2)
+    const a = accept('a')
+    accept('b')
+    accept('c')
+    intakes[0].acknowledged({ ids: [1], taken: true })
+    intakes[0].lost()
+    // 'a' was taken (and its descriptor closed here); 'c' was not.
+    assert.equal(a.closed, true)
+    assert.deepEqual(handed(intakes), [['a', 'c'], ['b', 'c']])
+    accept('d')
+    assert.deepEqual(handed(intakes)[1], ['b', 'c', 'd'])
+    // A worker that lists itself again after it was lost is not taken back.
+    intakes[0].listening('main', true)
+    accept('e')
+    assert.deepEqual(handed(intakes)[0], ['a', 'c'])
+  })
+
+  it('should take one acknowledgement for the connections of a whole turn, skipping ids it does not know', () => {
+    const { dispatch, intakes, accept } = setup(1)
+    const clients = [accept('a'), accept('b'), accept('c')]
+    intakes[0].acknowledged({ ids: [1, 3, 99], taken: true })
+    assert.deepEqual(clients.map((c) => c.closed), [true, false, true])
+    assert.deepEqual([...intakes[0].inFlight.keys()], [2])
+    // A malformed message changes nothing.
+    intakes[0].acknowledged({ id: 2, taken: true })
+    assert.deepEqual([...intakes[0].inFlight.keys()], [2])
+    assert.deepEqual(dispatch.intakes, intakes)
+  })
+
+  it('should hand a connection on when the worker\'s channel is gone', () => {
+    const { intakes, accept } = setup(2)
+    intakes[0].peer.up = false
+    accept('a')
+    accept('b')
+    assert.deepEqual(handed(intakes), [[], ['a', 'b']])
+  })
+
+  it('should hold connections while no worker listens, and hand them out once one does', () => {
+    const socket = listeningSocket()
+    const dispatch = new ConnectionDispatch(socket, { warn () {} })
+    const intake = new WorkerIntake(peer())
+    intake.assign('main', dispatch)
+    intake.listening('main', true)
+    intake.leave()
+    socket.onconnection(0, client('a'))
+    socket.onconnection(0, client('b'))
+    assert.deepEqual(dispatch.held.map((c) => c.name), ['a', 'b'])
+    intake.listening('main', true)
+    assert.deepEqual(handed([intake]), [['a', 'b']])
+  })
+
+  it('should close connections past ' + MAX_HELD + ' held, and warn', () => {
+    const warnings = []
+    const socket = listeningSocket()
+    const dispatch = new ConnectionDispatch(socket, { warn: (line) => warnings.push(line) })
+    const intake = new WorkerIntake(peer())
+    intake.assign('main', dispatch)
+    intake.listening('main', true)
+    intake.leave()
+    const clients = []
+    for (let i = 0; i < MAX_HELD + 2; i++) {
+      clients.push(client('c' + i))
+      socket.onconnection(0, clients[i])
+    }
+    assert.equal(dispatch.held.length, MAX_HELD)
+    assert.deepEqual(clients.map((c) => c.closed).lastIndexOf(false), MAX_HELD - 1)
+    assert.equal(clients.filter((c) => c.closed).length, 2)
+    assert.deepEqual(warnings, ['1 connection(s) closed unanswered: ' + MAX_HELD + ' were already waiting for a worker'])
+  })
+
+  it('should close what it holds when the socket closes, and what comes after', () => {
+    const socket = listeningSocket()
+    const dispatch = new ConnectionDispatch(socket, { warn () {} })
+    dispatch.start()
+    const held = client('a')
+    socket.onconnection(0, held)
+    dispatch.close()
+    assert.equal(held.closed, true)
+    const late = client('b')
+    dispatch.hand(late)
+    assert.equal(late.closed, true)
+    // A worker that listens on a closed socket's dispatch gets nothing.
+    const intake = new WorkerIntake(peer())
+    intake.assign('main', dispatch)
+    intake.listening('main', true)
+    assert.deepEqual(dispatch.intakes, [])
+  })
+
+  it('should ignore a failed accept', () => {
+    const { socket, intakes } = setup(1)
+    socket.onconnection(-24, undefined)
+    assert.deepEqual(handed(intakes), [[]])
+  })
+})
