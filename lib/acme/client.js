@@ -6,6 +6,7 @@ const tls = require('node:tls')
 const acme = require('acme-client')
 const axios = require('axios')
 const { svrError } = require('../errors')
+const { certificateId, suggestedWindow, recheckDelay } = require('./ari')
 
 // Every request to the CA gives up after this long, so that a CA that
 // accepts the connection and never answers cannot hold an order (and its
@@ -99,6 +100,25 @@ class AcmeClient {
       }
     })
     return { cert: String(cert), key: String(key) }
+  }
+
+  /**
+   * The CA's suggested renewal window for a certificate (RFC 9773).
+   * @param {string} pem the certificate
+   * @returns {Promise<{window: {start: number, end: number}, recheck: number}|null>}
+   *   null when the CA offers no renewal information or the certificate has no identifier for it
+   * @throws {Error} when the CA cannot be asked, or answers no valid window
+   */
+  async renewalInfo (pem) {
+    const client = await this.connect()
+    const directory = await client.http.getDirectory()
+    if (typeof directory.renewalInfo !== 'string') return null
+    const id = certificateId(pem)
+    if (id === null) return null
+    const response = await acme.axios.get(directory.renewalInfo.replace(/\/+$/, '') + '/' + id)
+    const window = suggestedWindow(response.data)
+    if (window === null) throw new Error('its answer has no valid suggestedWindow')
+    return { window, recheck: recheckDelay(response.headers['retry-after'], Date.now()) }
   }
 
   /**

@@ -6,8 +6,9 @@ const { AcmeStorage, certificateDates } = require('./storage')
 const { StoreStorage } = require('./store-storage')
 const { ChallengeAnswers } = require('./challenges')
 const { svrError } = require('../errors')
-const { renewalTime, jittered, DAY_MS } = require('./renewal')
-const { acmeMetricSeries } = require('./metrics')
+const { RenewalSchedule, jittered, DAY_MS } = require('./renewal')
+const { RenewalWindows, RECHECK_DEFAULT_MS } = require('./ari')
+const { acmeMetricSeries, acmeSummary } = require('./metrics')
 
 // Even with nothing due, every name is checked this often: a certificate
 // that another instance renewed in the shared storage is picked up, and a
@@ -44,8 +45,11 @@ class CertificateManager {
     this.client = null
     // name -> {cert, key, notBefore, notAfter}: what the workers serve.
     this.certificates = new Map()
-    // name -> {timer, failures, lastError, nextCheck, ordering}
+    // name -> {timer, failures, lastError, nextCheck, ordering, unavailable}
     this.names = new Map()
+    this.renewals = new RenewalSchedule(this.log)
+    // Order locks being removed, which a stopping process waits for (settled()).
+    this.releases = new Set()
     this.challenges = new ChallengeAnswers(() => this.storage, (act, fields) => this.broadcast(act, fields))
     this.counts = { issued: 0, failed: 0 }
     // Settles once the stored certificates are loaded: a worker asking for
@@ -67,6 +71,7 @@ class CertificateManager {
     const same = this.acme !== null && JSON.stringify(this.acme) === JSON.stringify(acme)
     if (same) return
     this.stop()
+    this.renewals.configured()
     this.acme = acme.enabled ? acme : null
     if (this.acme === null) return
     this.storage = this.openStorage(acme)
@@ -74,6 +79,7 @@ class CertificateManager {
     // part of a second to load, which a server without it never pays.
     const { AcmeClient } = require('./client')
     this.client = new AcmeClient(acme, this.storage, this.log)
+    this.windows = new RenewalWindows(this.client, this.log)
     this.loaded = this.loadStored()
     this.loaded.then(() => this.listening).then(() => {
       for (const name of acme.names) this.schedule(name, 0)
@@ -148,9 +154,9 @@ class CertificateManager {
     if (state === undefined || state.ordering) return
     await this.pickUpStored(name)
     const current = this.certificates.get(name)
-    const due = current === undefined ? 0 : renewalTime(current, this.acme.renewBeforeDays)
+    const due = current === undefined ? 0 : this.dueAt(name, current, await this.windows.due(name, current, Date.now()))
     if (due > Date.now()) {
-      this.schedule(name, jittered(Math.min(due - Date.now(), CHECK_INTERVAL_MS)))
+      this.schedule(name, jittered(Math.min(due - Date.now(), CHECK_INTERVAL_MS, this.windows.recheckAt(name) - Date.now())))
       return
     }
     await this.orderUnderLock(name, state)
@@ -183,11 +189,14 @@ class CertificateManager {
       // The previous holder may have stored it just before letting go.
       await this.pickUpStored(name)
       const current = this.certificates.get(name)
-      if (current === undefined || renewalTime(current, this.acme.renewBeforeDays) <= Date.now()) await this.order(name, state)
+      if (current === undefined || this.dueAt(name, current, this.windows.cached(name, current.cert)) <= Date.now()) await this.order(name, state)
       else this.schedule(name, 0)
     } finally {
       state.ordering = false
-      await lock.release().catch((err) => this.log.warn('acme: ' + name + ': cannot remove the order lock: ' + err.message))
+      const released = lock.release().catch((err) => this.log.warn('acme: ' + name + ': cannot remove the order lock: ' + err.message))
+      this.releases.add(released)
+      await released
+      this.releases.delete(released)
     }
   }
 
@@ -201,7 +210,17 @@ class CertificateManager {
     this.schedule(name, STORE_POLL_MS)
   }
 
+  // By the dates and renewBeforeDays, or earlier when the CA's renewal window (ARI) says so.
+  dueAt (name, certificate, window = Infinity) {
+    return Math.min(window, this.renewals.dueAt(name, certificate, this.acme.renewBeforeDays))
+  }
+
   async order (name, state) {
+    const wait = this.renewals.admit(name, Date.now())
+    if (wait !== 0) {
+      this.schedule(name, wait)
+      return
+    }
     const renewing = this.certificates.has(name)
     this.log.info('acme: ' + name + ': ' + (renewing ? 'renewing' : 'ordering') + ' a certificate from ' + this.acme.directoryUrl + ' (' + this.acme.challenge + ')')
     let pair
@@ -223,7 +242,7 @@ class CertificateManager {
     state.lastError = null
     this.adopt(name, { ...pair, ...dates })
     this.log.info('acme: ' + name + ': certificate issued, valid until ' + new Date(dates.notAfter).toISOString() + '; serving it')
-    this.schedule(name, jittered(Math.min(renewalTime({ ...pair, ...dates }, this.acme.renewBeforeDays) - Date.now(), CHECK_INTERVAL_MS)))
+    this.schedule(name, jittered(Math.min(this.dueAt(name, { ...pair, ...dates }) - Date.now(), CHECK_INTERVAL_MS, RECHECK_DEFAULT_MS)))
   }
 
   failed (name, state, err, renewing) {
@@ -236,20 +255,17 @@ class CertificateManager {
     this.schedule(name, delay)
   }
 
-  /**
-   * What the status page and the metrics show.
-   * @returns {Array<{name: string, notAfter: number|null, failures: number, lastError: string|null, nextCheck: number|null}>}
-   */
-  summary () {
-    return [...this.names].map(([name, state]) => {
-      const current = this.certificates.get(name)
-      return { name, notAfter: current === undefined ? null : current.notAfter, failures: state.failures, lastError: state.lastError, nextCheck: state.nextCheck }
-    })
+  /** @returns {Promise<void>} once the order locks being removed are */
+  settled () {
+    return Promise.all(this.releases).then(() => {})
   }
 
-  /**
-   * @returns {object[]} svr_acme_* series in prom-client's JSON form
-   */
+  /** @returns {Array<object>} what the status page and the metrics show (lib/acme/metrics.js) */
+  summary () {
+    return acmeSummary(this.names, this.certificates)
+  }
+
+  /** @returns {object[]} svr_acme_* series in prom-client's JSON form */
   metrics () {
     return acmeMetricSeries(this.summary(), this.counts)
   }

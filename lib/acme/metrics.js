@@ -33,4 +33,17 @@ function acmeMetricSeries (rows, counts) {
   ]
 }
 
-module.exports = { acmeMetricSeries }
+/**
+ * What the status page and the metrics show of each name.
+ * @param {Map<string, {failures: number, lastError: string|null, nextCheck: number|null}>} names the manager's
+ * @param {Map<string, {notAfter: number}>} certificates the ones served
+ * @returns {Array<{name: string, notAfter: number|null, failures: number, lastError: string|null, nextCheck: number|null}>}
+ */
+function acmeSummary (names, certificates) {
+  return [...names].map(([name, state]) => {
+    const current = certificates.get(name)
+    return { name, notAfter: current === undefined ? null : current.notAfter, failures: state.failures, lastError: state.lastError, nextCheck: state.nextCheck }
+  })
+}
+
+module.exports = { acmeMetricSeries, acmeSummary }

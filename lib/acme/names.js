@@ -2,6 +2,7 @@
 
 const net = require('node:net')
 const { hostPart } = require('../hosts/server-names')
+const { renewBeforeProblem } = require('./renewal')
 
 // A DNS label: letters, digits and inner hyphens, at most 63 characters.
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
@@ -55,6 +56,8 @@ function acmeProblems (data) {
   }
   if (typeof acme.email === 'string' && acme.email !== '' && !EMAIL.test(acme.email)) problems.push('/acme/email: must be an e-mail address such as "admin@example.com"')
   problems.push(...directoryProblems(acme), ...namesProblems(data))
+  const renewBefore = renewBeforeProblem(acme.renewBeforeDays)
+  if (renewBefore !== null) problems.push(renewBefore)
   if (acme.storageDirectory === null && data.stateDirectory === null) {
     problems.push('/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"')
   }

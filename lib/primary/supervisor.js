@@ -15,6 +15,7 @@ const { createSlot } = require('./slots')
 const { workerSlots } = require('./worker-slots')
 const { rollingReload } = require('./rolling-reload')
 const { operatorControls } = require('./operator-controls')
+const { shutdown } = require('./shutdown')
 const { ScriptWatcher } = require('./script-watcher')
 
 const SCRIPT_WATCH_MS = 500
@@ -27,10 +28,10 @@ const SCRIPT_WATCH_MS = 500
  * SIGTERM/SIGINT. It never serves requests itself. It talks to each
  * worker through the worker's Peer (lib/ipc.js) only.
  *
- * The class is written in four files: this one (start, readiness, stop),
+ * The class is written in five files: this one (start, readiness),
  * ./worker-slots.js (forking, replacing and retiring the worker of each
- * slot), ./rolling-reload.js (a reload) and ./operator-controls.js (what
- * signals and the console ask of every worker).
+ * slot), ./rolling-reload.js (a reload), ./operator-controls.js (what
+ * signals and the console ask of every worker) and ./shutdown.js (stop).
  */
 class Supervisor {
   /**
@@ -68,6 +69,8 @@ class Supervisor {
     // their 4.x mods ({name, mods}).
     this.code = { mods: [], commands: [] }
     this.forceTimer = null
+    // Set once the stop is over and the process about to exit.
+    this.finished = false
     this.fairShare = new FairShare((worker, share) => {
       const record = this.records.get(worker)
       if (record !== undefined) record.peer.notify('fair-share', { connections: share })
@@ -227,65 +230,6 @@ class Supervisor {
     this.fleetTicketKeys = keys
     this.broadcast('ticket-keys', { keys })
   }
-
-  stop (signal) {
-    if (this.phase === 'stopping') {
-      if (signal === 'SIGINT') this.force('second SIGINT')
-      return
-    }
-    this.phase = 'stopping'
-    this.log.info('shutting down on ' + signal + ': draining ' + this.records.size + ' worker(s)')
-    this.closeSocketsWhenDrained()
-    for (const slot of this.slots) clearTimeout(slot.timer)
-    for (const [worker, record] of this.records) {
-      if (record.waiter !== null) record.waiter.reject(new Error('server is stopping'))
-      record.retiring = true
-      this.fairShare.forget(worker)
-      record.peer.notify('shutdown', { delay: this.options.config.shutdownDelay })
-    }
-    if (this.records.size === 0) {
-      this.finishStop()
-      return
-    }
-    const { shutdownDelay, shutdownTimeout: timeout } = this.options.config
-    this.forceTimer = setTimeout(() => {
-      this.log.error(svrError('SVR_ERR_SHUTDOWN_TIMEOUT', [timeout]).message)
-      this.force('shutdownTimeout')
-    }, shutdownDelay + timeout)
-  }
-
-  // Workers go on accepting for shutdownDelay (a load balancer's health
-  // check sees them draining meanwhile). They hold their own descriptors of
-  // the sockets, unless the primary hands them the connections: then the
-  // primary's are what they accept from, until the delay is over.
-  closeSocketsWhenDrained () {
-    const { shutdownDelay } = this.options.config
-    if (this.dispatches === null || shutdownDelay === 0) {
-      this.sockets.close()
-      return
-    }
-    setTimeout(() => this.sockets.close(), shutdownDelay).unref()
-  }
-
-  force (why) {
-    for (const worker of this.records.keys()) worker.process.kill('SIGKILL')
-    this.log.error('stopped by force (' + why + ')')
-    process.exit(1)
-  }
-
-  finishStop () {
-    clearTimeout(this.forceTimer)
-    this.log.info('stopped')
-    process.exit(0)
-  }
-
-  fatal (err) {
-    if (this.phase === 'stopping') return
-    this.phase = 'stopping'
-    this.log.error(err.message)
-    for (const worker of this.records.keys()) worker.process.kill('SIGKILL')
-    process.exit(1)
-  }
 }
 
 function isReady (slot) {
@@ -293,6 +237,6 @@ function isReady (slot) {
   return record !== undefined && record.ready
 }
 
-Object.assign(Supervisor.prototype, workerSlots, rollingReload, operatorControls)
+Object.assign(Supervisor.prototype, workerSlots, rollingReload, operatorControls, shutdown)
 
 module.exports = { Supervisor }

@@ -4,6 +4,8 @@
 
 const STORE = ['test/tls/acme-store-failure.test.js']
 const LOCK = ['test/unit/acme-lock.test.js']
+const RENEWAL = ['test/unit/acme-renewal.test.js']
+const ARI = ['test/unit/acme-ari.test.js', 'test/tls/acme-ari.test.js']
 
 module.exports = [
   {
@@ -77,5 +79,45 @@ module.exports = [
     find: 'renewBeforeDays * DAY_MS',
     replace: '(renewBeforeDays - 1) * DAY_MS',
     tests: LOCK
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/renewal.js',
+    what: 'a renewBeforeDays over the lifetime renews at once (no hold at half)',
+    find: '  if (margin <= lifetime * LARGEST_SHARE) return { at: notAfter - margin, clamped: false }\n',
+    replace: '  if (true) return { at: notAfter - margin, clamped: false }\n',
+    tests: RENEWAL
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/renewal.js',
+    what: 'one order a name over the hourly ceiling',
+    find: '    if (times.length >= MAX_ORDERS_PER_HOUR) {\n',
+    replace: '    if (times.length > MAX_ORDERS_PER_HOUR) {\n',
+    tests: RENEWAL
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/renewal.js',
+    what: '--check-config accepts renewBeforeDays 90',
+    find: 'renewBeforeDays < LONGEST_LIFETIME_DAYS) return null',
+    replace: 'renewBeforeDays <= LONGEST_LIFETIME_DAYS) return null',
+    tests: ['test/tls/acme-config.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/manager.js',
+    what: 'the CA\'s renewal window is never asked for',
+    find: 'this.dueAt(name, current, await this.windows.due(name, current, Date.now()))',
+    replace: 'this.dueAt(name, current)',
+    tests: ARI
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/ari.js',
+    what: 'a renewal window as wide as the lifetime renews a certificate just issued',
+    find: 'Math.max(window.start, notBefore + (notAfter - notBefore) * LARGEST_SHARE)',
+    replace: 'window.start',
+    tests: ARI
   }
 ]

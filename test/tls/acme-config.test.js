@@ -83,6 +83,19 @@ describe('acme in --check-config', () => {
     ])
   })
 
+  it('refuses a renewal margin that would renew every certificate the moment it is issued, and accepts 89 days', async (t) => {
+    const storm = await check(t, { ...GOOD, acme: { ...GOOD.acme, renewBeforeDays: 100 } })
+    assert.equal(storm.code, 1)
+    assert.deepEqual(storm.stderr.trimEnd().split('\n'), [
+      storm.site.configFile + ': /acme/renewBeforeDays: 100 days is not shorter than the 90-day lifetime of the longest ACME certificates, ' +
+        'so every certificate would be due for renewal the moment it is issued; use null (renew when a third of the lifetime is left) or fewer days'
+    ])
+    const edge = await check(t, { ...GOOD, acme: { ...GOOD.acme, renewBeforeDays: 90 } })
+    assert.equal(edge.code, 1)
+    const long = await check(t, { ...GOOD, acme: { ...GOOD.acme, renewBeforeDays: 89 } })
+    assert.equal(long.code, 0, long.stderr)
+  })
+
   it('refuses a storage directory that cannot be written and a CA bundle without certificates', async (t) => {
     const site = await makeSite(t, {})
     await fs.writeFile(path.join(site.dir, 'a-file'), 'x')
