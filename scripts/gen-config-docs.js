@@ -143,6 +143,7 @@ function listOr (words) {
 }
 
 function typeOf (schema) {
+  if (schema.anyOf && schema.type === undefined) return schema.anyOf.map(typeOf).join(' | ')
   if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' | ')
   if (schema.svrRegex) return 'regex string'
   if (schema.svrAddress) return 'IP address or CIDR string'

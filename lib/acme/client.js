@@ -28,11 +28,13 @@ class AcmeClient {
    * @param {object} settings the configuration's `acme`
    * @param {import('./storage').AcmeStorage} storage
    * @param {object} log
+   * @param {Map<string, string>} [worked] name -> the challenge that last validated it (the manager's, kept across reloads)
    */
-  constructor (settings, storage, log) {
+  constructor (settings, storage, log, worked = new Map()) {
     this.settings = settings
     this.storage = storage
     this.log = log
+    this.worked = worked
     this.client = null
     // The network failure of the order under way (see configureHttp).
     this.networkError = null
@@ -48,16 +50,42 @@ class AcmeClient {
   }
 
   /**
-   * Order, validate and fetch a certificate for one name.
+   * @param {string} name
+   * @returns {string[]} the challenges to try for it, the one that worked last first
+   */
+  challengesFor (name) {
+    const { challenges } = this.settings
+    const last = this.worked.get(name)
+    return challenges.includes(last) ? [last, ...challenges.filter((type) => type !== last)] : challenges
+  }
+
+  /**
+   * Order, validate and fetch a certificate for one name, with each
+   * challenge in turn until one is validated (a CA that cannot be reached,
+   * or one that refuses for its rate limits, is not asked again).
    * @param {string} name
    * @param {{http: Function, httpDone: Function, alpn: Function, alpnDone: Function}} answer
    *   publish and withdraw the answer to a challenge: http(token, keyAuthorization), alpn({cert, key})
    * @returns {Promise<{cert: string, key: string}>} the chain (leaf first) and its new private key
    */
   async obtain (name, answer) {
+    const types = this.challengesFor(name)
+    for (let i = 0; ; i++) {
+      try {
+        const pair = await this.orderOnce(name, answer, types[i])
+        this.worked.set(name, types[i])
+        return pair
+      } catch (err) {
+        if (i === types.length - 1 || err.code === 'SVR_ERR_ACME_UNREACHABLE' || rateLimited(err)) throw err
+        this.log.warn('acme: ' + name + ': ' + types[i] + ' failed: ' + caError(err) + '; trying ' + types[i + 1])
+      }
+    }
+  }
+
+  async orderOnce (name, answer, type) {
     this.networkError = null
     try {
-      return await this.order(name, answer)
+      return await this.order(name, answer, type)
     } catch (err) {
       // A CA that forgot the account (a test CA restarted) gets it
       // registered again with the same key on the next attempt.
@@ -69,9 +97,8 @@ class AcmeClient {
     }
   }
 
-  async order (name, answer) {
+  async order (name, answer, type) {
     const client = await this.connect()
-    const type = this.settings.challenge
     const [key, csr] = await acme.crypto.createCsr({ commonName: name, altNames: [name] }, await acme.crypto.createPrivateEcdsaKey())
     const cert = await client.auto({
       csr,
@@ -154,6 +181,13 @@ async function configureHttp (caBundle, onNetworkError) {
   }
   const extra = await fs.readFile(caBundle, 'utf8')
   acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, extra] })
+}
+
+// RFC 8555's rateLimited problem, or a 429 without a document.
+function rateLimited (err) {
+  const response = err.response
+  if (response !== undefined && response.status === 429) return true
+  return /rateLimited|rate limit/i.test(err.message)
 }
 
 // The CA's problem document says what went wrong; other errors (the CA

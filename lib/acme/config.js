@@ -1,13 +1,15 @@
 'use strict'
 
 const path = require('node:path')
-const { acmeNames, acmeProblems } = require('./names')
+const { acmeNames, acmeProblems, acmeChallenges } = require('./names')
 
-// The loaded configuration holds the names to certify, the absolute storage
-// directory and CA bundle, so no reader has to work them out again.
+// The loaded configuration holds the names to certify, the challenges to
+// try, the absolute storage directory and CA bundle, so no reader has to
+// work them out again.
 function resolveAcme (config, configDir) {
   const { acme } = config
   acme.names = acmeNames(config)
+  acme.challenges = acmeChallenges(config)
   if (acme.storageDirectory !== null) acme.storageDirectory = path.resolve(configDir, acme.storageDirectory)
   else if (config.stateDirectory !== null) acme.storageDirectory = path.resolve(configDir, config.stateDirectory, 'acme')
   if (acme.caBundle !== null) acme.caBundle = path.resolve(configDir, acme.caBundle)

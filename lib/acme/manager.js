@@ -48,6 +48,8 @@ class CertificateManager {
     // name -> {timer, failures, lastError, nextCheck, ordering, unavailable}
     this.names = new Map()
     this.renewals = new RenewalSchedule(this.log)
+    // name -> the challenge that last validated it, tried first next time.
+    this.worked = new Map()
     // Order locks being removed, which a stopping process waits for (settled()).
     this.releases = new Set()
     this.challenges = new ChallengeAnswers(() => this.storage, (act, fields) => this.broadcast(act, fields))
@@ -78,7 +80,7 @@ class CertificateManager {
     // Required only when used: acme-client and its crypto take the better
     // part of a second to load, which a server without it never pays.
     const { AcmeClient } = require('./client')
-    this.client = new AcmeClient(acme, this.storage, this.log)
+    this.client = new AcmeClient(acme, this.storage, this.log, this.worked)
     this.windows = new RenewalWindows(this.client, this.log)
     this.loaded = this.loadStored()
     this.loaded.then(() => this.listening).then(() => {
@@ -222,7 +224,7 @@ class CertificateManager {
       return
     }
     const renewing = this.certificates.has(name)
-    this.log.info('acme: ' + name + ': ' + (renewing ? 'renewing' : 'ordering') + ' a certificate from ' + this.acme.directoryUrl + ' (' + this.acme.challenge + ')')
+    this.log.info('acme: ' + name + ': ' + (renewing ? 'renewing' : 'ordering') + ' a certificate from ' + this.acme.directoryUrl + ' (' + this.client.challengesFor(name).join(', then ') + ')')
     let pair
     try {
       pair = await this.client.obtain(name, {
@@ -285,7 +287,7 @@ class CertificateManager {
         return {
           cert: certificate === undefined ? null : certificate.cert,
           key: certificate === undefined ? null : certificate.key,
-          alpn: this.acme === null || this.acme.challenge !== 'tls-alpn-01' ? null : await this.challenges.alpnCertificate(msg.name)
+          alpn: this.acme === null || !this.acme.challenges.includes('tls-alpn-01') ? null : await this.challenges.alpnCertificate(msg.name)
         }
       },
       'acme-summary': () => this.summary()

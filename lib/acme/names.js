@@ -58,10 +58,37 @@ function acmeProblems (data) {
   problems.push(...directoryProblems(acme), ...namesProblems(data))
   const renewBefore = renewBeforeProblem(acme.renewBeforeDays)
   if (renewBefore !== null) problems.push(renewBefore)
+  problems.push(...challengeProblems(data))
   if (acme.storageDirectory === null && data.stateDirectory === null) {
     problems.push('/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"')
   }
   return problems
+}
+
+const CHALLENGES = ['http-01', 'tls-alpn-01']
+
+/**
+ * The challenges automatic HTTPS tries, in the configured order: those of
+ * `acme.challenge` (every one when null) that the listeners allow. http-01
+ * needs the plain-HTTP server, which disableNonEncryptedServer turns off;
+ * tls-alpn-01 the secure one, which automatic HTTPS always has.
+ * @param {object} data the configuration
+ * @returns {string[]}
+ */
+function acmeChallenges (data) {
+  const { challenge } = data.acme
+  const wanted = challenge === null ? CHALLENGES : Array.isArray(challenge) ? challenge : [challenge]
+  return wanted.filter((type) => type !== 'http-01' || data.disableNonEncryptedServer !== true)
+}
+
+function challengeProblems (data) {
+  const { challenge } = data.acme
+  // Values of the wrong form have their own schema message.
+  const listed = Array.isArray(challenge) ? challenge : [challenge]
+  const valid = challenge === null || (listed.length !== 0 && listed.every((type) => CHALLENGES.includes(type)))
+  if (!valid || acmeChallenges(data).length !== 0) return []
+  return ['/acme/challenge: http-01 is the only challenge allowed, and it needs the plain-HTTP server on "port", which ' +
+    '"disableNonEncryptedServer" turns off, so no certificate could ever be validated: add "tls-alpn-01" or use null']
 }
 
 function namesProblems (data) {
@@ -96,4 +123,4 @@ function directoryProblems (acme) {
   return ['/acme/directoryUrl: must be an https URL (the account key signs requests and certificates come back over it); "allowInsecureDirectory": true accepts http for a local test CA']
 }
 
-module.exports = { acmeNames, acmeProblems, nameProblem }
+module.exports = { acmeChallenges, acmeNames, acmeProblems, nameProblem }

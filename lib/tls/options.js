@@ -102,7 +102,7 @@ function offersAcmeTls (socket) {
  * @param {object} config
  */
 function offerAcmeTls (server, config) {
-  if (!config.acme.enabled || config.acme.challenge !== 'tls-alpn-01' || !Buffer.isBuffer(server.ALPNProtocols)) return
+  if (!config.acme.enabled || !config.acme.challenges.includes('tls-alpn-01') || !Buffer.isBuffer(server.ALPNProtocols)) return
   const name = Buffer.from(ACME_TLS_PROTOCOL)
   server.ALPNProtocols = Buffer.concat([server.ALPNProtocols, Buffer.from([name.length]), name])
 }

@@ -119,5 +119,29 @@ module.exports = [
     find: 'Math.max(window.start, notBefore + (notAfter - notBefore) * LARGEST_SHARE)',
     replace: 'window.start',
     tests: ARI
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/names.js',
+    what: 'http-01 kept without the plain-HTTP server',
+    find: "  return wanted.filter((type) => type !== 'http-01' || data.disableNonEncryptedServer !== true)\n",
+    replace: '  return wanted\n',
+    tests: ['test/tls/acme-config.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/client.js',
+    what: 'no fallback to the next challenge when the CA refuses one',
+    find: "        if (i === types.length - 1 || err.code === 'SVR_ERR_ACME_UNREACHABLE' || rateLimited(err)) throw err\n",
+    replace: '        throw err\n',
+    tests: ['test/tls/acme-challenge-fallback.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/client.js',
+    what: 'the challenge that worked is not tried first next time',
+    find: '        this.worked.set(name, types[i])\n',
+    replace: '',
+    tests: ['test/tls/acme-challenge-fallback.test.js']
   }
 ]

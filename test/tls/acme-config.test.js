@@ -64,7 +64,7 @@ describe('acme in --check-config', () => {
     assert.equal(code, 1)
     const prefix = site.configFile + ': '
     assert.deepEqual(stderr.trimEnd().split('\n'), [
-      prefix + '/acme/challenge: must be one of http-01, tls-alpn-01',
+      prefix + '/acme/challenge: must be "http-01", "tls-alpn-01", a list of them, or null',
       prefix + '/acme/names/1: "192.0.2.1" is an IP address; certificates are obtained for DNS names only',
       prefix + '/acme/names/2: "*.example.com" is a wildcard, which a CA validates only over DNS (dns-01); svr answers http-01 and tls-alpn-01',
       prefix + '/acme/names/3: "bad_name.example.com" is not a valid DNS name with a domain, such as "www.example.com"',
@@ -81,6 +81,24 @@ describe('acme in --check-config', () => {
       prefix + '/acme/names: no names to certify: set "domain", "sni" names or "acme.names"',
       prefix + '/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"'
     ])
+  })
+
+  it('refuses http-01 alone without the plain-HTTP server, and accepts it in a list or left to the default', async (t) => {
+    const plainOff = { ...GOOD, disableNonEncryptedServer: true }
+    const alone = await check(t, { ...plainOff, acme: { ...GOOD.acme, challenge: 'http-01' } })
+    assert.equal(alone.code, 1)
+    assert.deepEqual(alone.stderr.trimEnd().split('\n'), [
+      alone.site.configFile + ': /acme/challenge: http-01 is the only challenge allowed, and it needs the plain-HTTP server on "port", which ' +
+        '"disableNonEncryptedServer" turns off, so no certificate could ever be validated: add "tls-alpn-01" or use null'
+    ])
+    for (const challenge of [['http-01', 'tls-alpn-01'], null, 'tls-alpn-01']) {
+      const good = await check(t, { ...plainOff, acme: { ...GOOD.acme, challenge } })
+      assert.equal(good.code, 0, JSON.stringify(challenge) + ': ' + good.stderr)
+    }
+    for (const challenge of [[], ['http-01', 'http-01'], ['dns-01']]) {
+      const bad = await check(t, { ...GOOD, acme: { ...GOOD.acme, challenge } })
+      assert.deepEqual(bad.stderr.trimEnd().split('\n'), [bad.site.configFile + ': /acme/challenge: must be "http-01", "tls-alpn-01", a list of them, or null'], JSON.stringify(challenge))
+    }
   })
 
   it('refuses a renewal margin that would renew every certificate the moment it is issued, and accepts 89 days', async (t) => {

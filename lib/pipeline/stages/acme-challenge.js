@@ -19,7 +19,7 @@ const TOKEN_TIMEOUT_MS = 2000
  */
 function createAcmeChallengeStage (options, shared) {
   const { acme } = options.config
-  if (!acme.enabled || acme.challenge !== 'http-01') return null
+  if (!acme.enabled || !acme.challenges.includes('http-01')) return null
   const { coordinator } = shared.runtime
   return function answerAcmeChallenge (req, res) {
     if (!req.url.startsWith(PREFIX)) return false
