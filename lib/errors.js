@@ -12,6 +12,7 @@ const CODES = {
   SVR_ERR_ACME_CHALLENGE: { message: 'the CA offers no %s challenge for %s' },
   SVR_ERR_ACME_ORDER: { message: 'acme: %s: order failed (attempt %d): %s' },
   SVR_ERR_ACME_UNREACHABLE: { message: 'cannot reach the CA: %s' },
+  SVR_ERR_ACME_UNTRUSTED: { message: 'the CA\'s HTTPS certificate does not verify (%s): a CA with a private root (a test or in-house CA) needs its root certificate in the PEM file named by acme.caBundle' },
   SVR_ERR_BAD_FLAG: { message: 'unknown command-line flag: %s' },
   SVR_ERR_CONFIG_INVALID: { message: '%s: configuration is invalid' },
   SVR_ERR_CONFIG_PARSE: { message: '%s: invalid JSON: %s' },

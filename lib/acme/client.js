@@ -16,6 +16,14 @@ const REQUEST_TIMEOUT_MS = 30000
 // (honouring Retry-After) five times by default, over more than a minute;
 // one retry covers a blip, and the manager's back-off does the rest.
 const REQUEST_RETRIES = 1
+// Failures another challenge would meet as well.
+const NOT_THE_CHALLENGE = new Set(['SVR_ERR_ACME_UNREACHABLE', 'SVR_ERR_ACME_UNTRUSTED'])
+// OpenSSL's verdicts on a server certificate that Node does not trust.
+const TLS_TRUST_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID'
+])
 
 /**
  * The ACME protocol for the certificate manager, through `acme-client`
@@ -76,7 +84,7 @@ class AcmeClient {
         this.worked.set(name, types[i])
         return pair
       } catch (err) {
-        if (i === types.length - 1 || err.code === 'SVR_ERR_ACME_UNREACHABLE' || rateLimited(err)) throw err
+        if (i === types.length - 1 || NOT_THE_CHALLENGE.has(err.code) || rateLimited(err)) throw err
         this.log.warn('acme: ' + name + ': ' + types[i] + ' failed: ' + caError(err) + '; trying ' + types[i + 1])
       }
     }
@@ -93,7 +101,10 @@ class AcmeClient {
       // Only the library's TypeError stands for a request without a
       // response; a CA's refusal after a retried blip keeps its own words.
       if (this.networkError === null || !(err instanceof TypeError)) throw err
-      throw svrError('SVR_ERR_ACME_UNREACHABLE', [this.networkError.code || this.networkError.message], { cause: err })
+      const { code, message } = this.networkError
+      // A trust failure is no network failure: the CA answered, with a certificate that does not verify.
+      if (TLS_TRUST_CODES.has(code)) throw svrError('SVR_ERR_ACME_UNTRUSTED', [code + ': ' + message], { cause: err })
+      throw svrError('SVR_ERR_ACME_UNREACHABLE', [code || message], { cause: err })
     }
   }
 

@@ -132,7 +132,7 @@ module.exports = [
     area: 'acme',
     file: 'lib/acme/client.js',
     what: 'no fallback to the next challenge when the CA refuses one',
-    find: "        if (i === types.length - 1 || err.code === 'SVR_ERR_ACME_UNREACHABLE' || rateLimited(err)) throw err\n",
+    find: '        if (i === types.length - 1 || NOT_THE_CHALLENGE.has(err.code) || rateLimited(err)) throw err\n',
     replace: '        throw err\n',
     tests: ['test/tls/acme-challenge-fallback.test.js']
   },
@@ -143,5 +143,13 @@ module.exports = [
     find: '        this.worked.set(name, types[i])\n',
     replace: '',
     tests: ['test/tls/acme-challenge-fallback.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/client.js',
+    what: 'a CA certificate that does not verify reported as a CA that cannot be reached',
+    find: "      if (TLS_TRUST_CODES.has(code)) throw svrError('SVR_ERR_ACME_UNTRUSTED', [code + ': ' + message], { cause: err })\n",
+    replace: '',
+    tests: ['test/tls/acme-failures.test.js']
   }
 ]

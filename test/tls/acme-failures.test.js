@@ -44,6 +44,16 @@ describe('automatic HTTPS failures and fleets', { skip: skipWithout(...TOOLS) },
     assert.match(row[4], /blocked\.example/)
   })
 
+  it('says that the CA\'s certificate does not verify, and names acme.caBundle, rather than calling the CA unreachable', async (t) => {
+    const { site } = await setUp(t, { acme: { caBundle: null } })
+    const svr = await startSvr(t, site.configFile)
+    const line = await svr.waitFor(/acme: acme-test\.example: order failed \(attempt 1\): ([^\n]*); retrying in 1 s/, 20000)
+    assert.equal(line[1], 'the CA\'s HTTPS certificate does not verify (UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate): ' +
+      'a CA with a private root (a test or in-house CA) needs its root certificate in the PEM file named by acme.caBundle')
+    // Another challenge would meet the same certificate.
+    assert.doesNotMatch(svr.output, /trying tls-alpn-01|cannot reach the CA/)
+  })
+
   it('fails the handshake for a name without a certificate when there is no default one', async (t) => {
     const { ports, site } = await setUp(t, { standIn: false, acme: { names: ['blocked.example'] }, pebble: { blocked: ['blocked.example'] } })
     const svr = await startSvr(t, site.configFile)
