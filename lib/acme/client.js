@@ -7,6 +7,7 @@ const acme = require('acme-client')
 const axios = require('axios')
 const { svrError } = require('../errors')
 const { certificateId, suggestedWindow, recheckDelay } = require('./ari')
+const { readEabKey } = require('./storage')
 
 // Every request to the CA gives up after this long, so that a CA that
 // accepts the connection and never answers cannot hold an order (and its
@@ -53,7 +54,10 @@ class AcmeClient {
     await configureHttp(this.settings.caBundle, (err) => { this.networkError = err })
     const { pem, created } = await this.storage.accountKey(() => acme.crypto.createPrivateEcdsaKey())
     if (created) this.log.info('acme: made a new account key in ' + this.storage.where)
-    this.client = new acme.Client({ directoryUrl: this.settings.directoryUrl, accountKey: pem })
+    const options = { directoryUrl: this.settings.directoryUrl, accountKey: pem }
+    // Read here, in the primary, when the account is registered: the key never reaches the workers.
+    if (this.settings.eab !== null) options.externalAccountBinding = { kid: this.settings.eab.keyId, hmacKey: await readEabKey(this.settings.eab) }
+    this.client = new acme.Client(options)
     return this.client
   }
 
@@ -164,7 +168,12 @@ class AcmeClient {
    * @returns {string} what went wrong, in the CA's words when it gave some
    */
   describeFailure (err) {
-    return caError(err)
+    const words = caError(err)
+    // acme-client keeps only the CA's detail, which names External Account Binding when it is at fault.
+    if (!/external\s*account|\bEAB\b/i.test(words)) return words
+    return words + (this.settings.eab === null
+      ? ' (the CA requires External Account Binding: set acme.eab to the key id and HMAC key it gave)'
+      : ' (the CA refused the External Account Binding: check acme.eab.keyId and the key in acme.eab.hmacKeyFile)')
   }
 }
 

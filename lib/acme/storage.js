@@ -211,6 +211,7 @@ async function checkAcme (file, config) {
   } catch (err) {
     throw invalidConfig(file, ['/acme/storageDirectory: ' + dir + ' is not a writable directory (' + err.code + ')'])
   }
+  if (acme.eab !== null) await readEabKey(acme.eab).catch((err) => { throw invalidConfig(file, ['/acme/eab/hmacKeyFile: ' + err.message]) })
   if (acme.caBundle === null) return
   try {
     // X509Certificate parses the first certificate of the file, and throws without one.
@@ -222,4 +223,25 @@ async function checkAcme (file, config) {
   }
 }
 
-module.exports = { AcmeStorage, checkAcme, certificateDates, pairMatches, KEY_MODE }
+// An HMAC key for EAB is at least 128 bits (CAs give 256).
+const EAB_KEY_MIN_BYTES = 16
+
+/**
+ * @param {{hmacKeyFile: string}} eab the configuration's acme.eab
+ * @returns {Promise<string>} the HMAC key, base64url, as the CA gave it
+ * @throws {Error} saying what is wrong with the file
+ */
+async function readEabKey (eab) {
+  let text
+  try {
+    text = (await fs.readFile(eab.hmacKeyFile, 'utf8')).trim()
+  } catch (err) {
+    throw new Error(eab.hmacKeyFile + ' cannot be read (' + err.code + ')')
+  }
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(text) || Buffer.from(text, 'base64url').length < EAB_KEY_MIN_BYTES) {
+    throw new Error(eab.hmacKeyFile + ' does not hold the base64url HMAC key of at least ' + EAB_KEY_MIN_BYTES + ' bytes that the CA gave')
+  }
+  return text.replace(/=+$/, '')
+}
+
+module.exports = { AcmeStorage, checkAcme, readEabKey, certificateDates, pairMatches, KEY_MODE }

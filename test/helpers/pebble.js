@@ -18,11 +18,12 @@ const START_TIMEOUT_MS = 10000
  * tls-alpn-01 on `tlsPort`: the ports svr listens on in the test.
  * Both processes are stopped after the test.
  * @param {object} t node:test context
- * @param {{httpPort?: number, tlsPort?: number, validity?: number, blocked?: string[]}} [opts]
- *   validity: seconds a certificate is valid; blocked: names Pebble refuses
+ * @param {{httpPort?: number, tlsPort?: number, validity?: number, blocked?: string[], eab?: Object<string, string>}} [opts]
+ *   validity: seconds a certificate is valid; blocked: names Pebble refuses;
+ *   eab: key id -> base64url HMAC key, when accounts need External Account Binding
  * @returns {Promise<Pebble>}
  */
-async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 3600, blocked = [] } = {}) {
+async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 3600, blocked = [], eab = null } = {}) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-pebble-'))
   t.after(() => removeDir(dir))
   const testData = path.join(goModuleDir(PEBBLE_MODULE), 'test')
@@ -37,7 +38,8 @@ async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 360
       httpPort,
       tlsPort,
       ocspResponderURL: '',
-      externalAccountBindingRequired: false,
+      externalAccountBindingRequired: eab !== null,
+      externalAccountMACKeys: eab === null ? {} : eab,
       domainBlocklist: blocked,
       retryAfter: { authz: 1, order: 1 },
       keyAlgorithm: 'ecdsa',
