@@ -114,7 +114,7 @@ class AcmeClient {
 
   async order (name, answer, type) {
     const client = await this.connect()
-    const [key, csr] = await acme.crypto.createCsr({ commonName: name, altNames: [name] }, await acme.crypto.createPrivateEcdsaKey())
+    const [key, csr] = await acme.crypto.createCsr({ commonName: name, altNames: [name] }, await certificateKey(this.settings.keyType))
     const cert = await client.auto({
       csr,
       email: this.settings.email === '' ? null : this.settings.email,
@@ -201,6 +201,16 @@ async function configureHttp (caBundle, onNetworkError) {
   }
   const extra = await fs.readFile(caBundle, 'utf8')
   acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, extra] })
+}
+
+// A new private key of the configured type (acme.keyType), PEM.
+function certificateKey (type) {
+  switch (type) {
+    case 'ecdsa-p384': return acme.crypto.createPrivateEcdsaKey('P-384')
+    case 'rsa2048': return acme.crypto.createPrivateRsaKey(2048)
+    case 'rsa4096': return acme.crypto.createPrivateRsaKey(4096)
+    default: return acme.crypto.createPrivateEcdsaKey('P-256')
+  }
 }
 
 // RFC 8555's rateLimited problem, or a 429 without a document.

@@ -151,5 +151,13 @@ module.exports = [
     find: "      if (TLS_TRUST_CODES.has(code)) throw svrError('SVR_ERR_ACME_UNTRUSTED', [code + ': ' + message], { cause: err })\n",
     replace: '',
     tests: ['test/tls/acme-failures.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/client.js',
+    what: 'acme.keyType rsa2048 orders an ECDSA certificate',
+    find: "    case 'rsa2048': return acme.crypto.createPrivateRsaKey(2048)\n",
+    replace: '',
+    tests: ['test/tls/acme-keytype.test.js']
   }
 ]
