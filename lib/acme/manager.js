@@ -6,7 +6,7 @@ const { AcmeStorage, certificateDates } = require('./storage')
 const { StoreStorage } = require('./store-storage')
 const { ChallengeAnswers } = require('./challenges')
 const { svrError } = require('../errors')
-const { RenewalSchedule, jittered, DAY_MS } = require('./renewal')
+const { RenewalSchedule, jittered, rateLimitWait, DAY_MS } = require('./renewal')
 const { RenewalWindows, RECHECK_DEFAULT_MS } = require('./ari')
 const { acmeMetricSeries, acmeSummary } = require('./metrics')
 
@@ -251,7 +251,8 @@ class CertificateManager {
     this.counts.failed++
     state.failures++
     state.lastError = this.client.describeFailure(err)
-    const delay = Math.min(this.acme.retryDelay * 2 ** (state.failures - 1), BACKOFF_MAX_MS)
+    // A CA's rate limit says when it resets (Let's Encrypt: "retry after <time> UTC"): no sooner than that.
+    const delay = Math.max(Math.min(this.acme.retryDelay * 2 ** (state.failures - 1), BACKOFF_MAX_MS), rateLimitWait(state.lastError, Date.now()))
     this.log.error(svrError('SVR_ERR_ACME_ORDER', [name, state.failures, state.lastError]).message +
       '; retrying in ' + Math.round(delay / 1000) + ' s' + (renewing ? '; the current certificate keeps serving' : ''))
     this.schedule(name, delay)

@@ -117,9 +117,26 @@ class RenewalSchedule {
   }
 }
 
+// Let's Encrypt's rate-limit problems end "retry after 2026-11-29 12:00:00 UTC: see ...".
+const RETRY_AFTER = /retry after (\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(?:UTC|Z)/i
+// The longest wait a CA's words can impose (Let's Encrypt's longest window is a week).
+const RATE_LIMIT_MAX_MS = 7 * DAY_MS
+
+/**
+ * @param {string|null} words what the CA said of a failed order
+ * @param {number} now
+ * @returns {number} ms until the rate limit it names resets; 0 when it names none
+ */
+function rateLimitWait (words, now) {
+  const match = typeof words === 'string' ? RETRY_AFTER.exec(words) : null
+  if (match === null) return 0
+  const at = Date.parse(match[1] + 'T' + match[2] + 'Z')
+  return Number.isFinite(at) ? Math.min(Math.max(at - now, 0), RATE_LIMIT_MAX_MS) : 0
+}
+
 function jittered (delay) {
   const spread = Math.min(Math.max(delay, 0) * JITTER_SHARE, JITTER_MAX_MS)
   return Math.max(0, Math.floor(delay - Math.random() * spread))
 }
 
-module.exports = { renewalTime, renewalPlan, renewBeforeProblem, RenewalSchedule, jittered, DAY_MS, MAX_ORDERS_PER_HOUR, LARGEST_SHARE }
+module.exports = { renewalTime, renewalPlan, renewBeforeProblem, RenewalSchedule, rateLimitWait, jittered, DAY_MS, MAX_ORDERS_PER_HOUR, LARGEST_SHARE }

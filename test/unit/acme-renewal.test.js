@@ -3,7 +3,7 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
-const { renewalPlan, renewBeforeProblem, RenewalSchedule, DAY_MS, MAX_ORDERS_PER_HOUR } = require('../../lib/acme/renewal')
+const { renewalPlan, renewBeforeProblem, RenewalSchedule, rateLimitWait, DAY_MS, MAX_ORDERS_PER_HOUR } = require('../../lib/acme/renewal')
 
 const HOUR = 60 * 60 * 1000
 
@@ -66,5 +66,17 @@ describe('RenewalSchedule', () => {
     schedule.configured()
     schedule.dueAt('a.example', cert, 5)
     assert.equal(lines.length, 2)
+  })
+})
+
+describe('rateLimitWait(words, now)', () => {
+  it('should wait until the reset a CA names, at most a week, and not at all when it names none', () => {
+    const now = Date.UTC(2026, 10, 28, 12, 0, 0)
+    const words = 'too many certificates (5) already issued for this exact set of identifiers in the last 168h0m0s, retry after 2026-11-29 12:00:00 UTC: see https://letsencrypt.org/docs/rate-limits/'
+    assert.equal(rateLimitWait(words, now), DAY_MS)
+    assert.equal(rateLimitWait('rate limited, retry after 2026-11-28T12:00:30Z', now), 30000)
+    assert.equal(rateLimitWait('retry after 2027-06-01 00:00:00 UTC', now), 7 * DAY_MS)
+    assert.equal(rateLimitWait('retry after 2026-11-27 00:00:00 UTC', now), 0)
+    for (const other of [null, 'Connection refused', 'retry after soon', 'retry after 2026-11-29 12:00:00']) assert.equal(rateLimitWait(other, now), 0, String(other))
   })
 })
