@@ -8,6 +8,7 @@ const axios = require('axios')
 const { svrError } = require('../errors')
 const { certificateId, suggestedWindow, recheckDelay } = require('./ari')
 const { readEabKey } = require('./storage')
+const { explainFailure } = require('./failures')
 
 // Every request to the CA gives up after this long, so that a CA that
 // accepts the connection and never answers cannot hold an order (and its
@@ -89,7 +90,7 @@ class AcmeClient {
         return pair
       } catch (err) {
         if (i === types.length - 1 || NOT_THE_CHALLENGE.has(err.code) || rateLimited(err)) throw err
-        this.log.warn('acme: ' + name + ': ' + types[i] + ' failed: ' + caError(err) + '; trying ' + types[i + 1])
+        this.log.warn('acme: ' + name + ': ' + types[i] + ' failed: ' + this.describeFailure(err) + '; trying ' + types[i + 1])
       }
     }
   }
@@ -168,12 +169,9 @@ class AcmeClient {
    * @returns {string} what went wrong, in the CA's words when it gave some
    */
   describeFailure (err) {
-    const words = caError(err)
-    // acme-client keeps only the CA's detail, which names External Account Binding when it is at fault.
-    if (!/external\s*account|\bEAB\b/i.test(words)) return words
-    return words + (this.settings.eab === null
-      ? ' (the CA requires External Account Binding: set acme.eab to the key id and HMAC key it gave)'
-      : ' (the CA refused the External Account Binding: check acme.eab.keyId and the key in acme.eab.hmacKeyFile)')
+    // Failures of svr's own making (an unreachable or untrusted CA) say what to do already.
+    if (typeof err.code === 'string' && err.code.startsWith('SVR_ERR_')) return caError(err)
+    return explainFailure(caError(err), this.settings)
   }
 }
 
