@@ -5,6 +5,8 @@ const fs = require('node:fs/promises')
 
 // As the storage directory's other files (lib/acme/storage.js).
 const KEY_MODE = 0o600
+// A takeover takes milliseconds; a marker this old was left by a crash.
+const MARKER_STALE_MS = 30000
 
 /**
  * An order lock in the shared storage directory, so that instances behind
@@ -70,22 +72,29 @@ class OrderLock {
     return JSON.stringify({ owner: this.owner, expires: Date.now() + this.ttl }) + '\n'
   }
 
-  // Renamed aside first, so that of two instances removing the same stale
-  // lock only one succeeds; if what was renamed turns out to be a fresh
-  // lock (taken in between), it goes back unless another took its place.
+  // Of the instances that find the same stale lock, only the one that
+  // makes the takeover marker (O_EXCL) removes it, and only if the file
+  // still holds what was found: a lock another instance took meanwhile is
+  // never removed. (Renaming the lock aside, as this did before, could move
+  // a fresh lock away while a third instance created its own: two holders.)
+  // A marker left by an instance that died while taking over is removed
+  // once it is older than MARKER_STALE_MS.
   async removeStale (seen) {
-    const aside = this.file + '.' + crypto.randomBytes(6).toString('hex') + '.stale'
+    const marker = this.file + '.takeover'
     try {
-      await fs.rename(this.file, aside)
+      await fs.writeFile(marker, this.owner, { flag: 'wx', mode: KEY_MODE })
     } catch (err) {
-      if (err.code === 'ENOENT') return
-      throw err
+      if (err.code !== 'EEXIST') throw err
+      const stat = await fs.stat(marker).catch(() => null)
+      if (stat !== null && Date.now() - stat.mtimeMs > MARKER_STALE_MS) await fs.rm(marker, { force: true })
+      return
     }
-    const moved = await readLock(aside)
-    if (moved !== null && moved.owner !== null && moved.expires > Date.now() && (moved.owner !== seen.owner || moved.expires !== seen.expires)) {
-      await fs.link(aside, this.file).catch(() => {})
+    try {
+      const current = await this.holder()
+      if (current !== null && current.owner === seen.owner && current.expires === seen.expires) await fs.rm(this.file, { force: true })
+    } finally {
+      await fs.rm(marker, { force: true })
     }
-    await fs.rm(aside, { force: true })
   }
 
   async refresh () {
