@@ -108,7 +108,9 @@ class AcmeClient {
       if (this.networkError === null || !(err instanceof TypeError)) throw err
       const { code, message } = this.networkError
       // A trust failure is no network failure: the CA answered, with a certificate that does not verify.
-      if (TLS_TRUST_CODES.has(code)) throw svrError('SVR_ERR_ACME_UNTRUSTED', [code + ': ' + message], { cause: err })
+      // Node 24 appends a hint about --use-system-ca after a semicolon; the
+      // hint svr gives (acme.caBundle) is the one that applies here.
+      if (TLS_TRUST_CODES.has(code)) throw svrError('SVR_ERR_ACME_UNTRUSTED', [code + ': ' + message.split('; ')[0]], { cause: err })
       throw svrError('SVR_ERR_ACME_UNREACHABLE', [code || message], { cause: err })
     }
   }
