@@ -89,7 +89,8 @@ function recheckDelay (retryAfter, now) {
  */
 class RenewalWindows {
   /**
-   * @param {{renewalInfo: (pem: string) => Promise<{window: {start: number, end: number}, recheck: number}|null>}} client
+   * @param {{renewalInfo: (pem: string, issuer: string) => Promise<{window: {start: number, end: number}, recheck: number}|null>}} client
+   *   asks the CA that issued a certificate (lib/acme/issuer-chain.js)
    * @param {object} log
    */
   constructor (client, log) {
@@ -101,7 +102,7 @@ class RenewalWindows {
 
   /**
    * @param {string} name
-   * @param {{cert: string, notBefore: number, notAfter: number}} certificate the one in use
+   * @param {{cert: string, notBefore: number, notAfter: number, issuer: string}} certificate the one in use
    * @param {number} now
    * @returns {Promise<number>} when the CA wants it renewed (Infinity: no
    *   word from the CA); asks the CA when the last answer is old
@@ -112,7 +113,7 @@ class RenewalWindows {
     if (known !== undefined && known.cert === cert && now < known.recheckAt) return known.at
     const entry = { cert, at: Infinity, recheckAt: now + RECHECK_MAX_MS, failing: false }
     try {
-      const info = await this.client.renewalInfo(cert)
+      const info = await this.client.renewalInfo(cert, certificate.issuer)
       if (info !== null) {
         entry.at = renewalWithin(info.window, certificate, now, Math.random())
         entry.recheckAt = now + info.recheck

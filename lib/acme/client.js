@@ -30,36 +30,65 @@ const TLS_TRUST_CODES = new Set([
 /**
  * The ACME protocol for the certificate manager, through `acme-client`
  * (RFC 8555, maintained, with the account, order, challenge and finalize
- * steps and the CA's Retry-After handled): one account per storage
- * directory, one order per name, answered by `http-01` or `tls-alpn-01`.
+ * steps and the CA's Retry-After handled): one CA, with one account per
+ * storage directory, one order per name, answered by `http-01` or
+ * `tls-alpn-01`.
  */
 class AcmeClient {
   /**
    * @param {object} settings the configuration's `acme`
-   * @param {import('./storage').AcmeStorage} storage
+   * @param {object} issuer the CA, an entry of settings.issuers (lib/acme/issuers.js)
+   * @param {import('./storage').AcmeStorage} storage the CA's
    * @param {object} log
-   * @param {Map<string, string>} [worked] name -> the challenge that last validated it (the manager's, kept across reloads)
+   * @param {{worked?: Map<string, string>, clients?: Set<AcmeClient>}} [shared] with the manager's other clients:
+   *   worked: name -> the challenge that last validated it (kept across reloads);
+   *   clients: every client, told of each network failure (see configureHttp)
    */
-  constructor (settings, storage, log, worked = new Map()) {
+  constructor (settings, issuer, storage, log, { worked = new Map(), clients = new Set() } = {}) {
     this.settings = settings
+    this.issuer = issuer
     this.storage = storage
     this.log = log
     this.worked = worked
+    this.clients = clients
+    clients.add(this)
+    this.origin = new URL(issuer.directoryUrl).origin
     this.client = null
     // The network failure of the order under way (see configureHttp).
     this.networkError = null
+    // Whether the CA took the order under way.
+    this.orderPlaced = false
   }
 
   async connect () {
     if (this.client !== null) return this.client
-    await configureHttp(this.settings.caBundle, (err) => { this.networkError = err })
+    await configureHttp(this.settings.caBundle, (err) => {
+      for (const client of this.clients) client.noteNetworkError(err)
+    })
     const { pem, created } = await this.storage.accountKey(() => acme.crypto.createPrivateEcdsaKey())
     if (created) this.log.info('acme: made a new account key in ' + this.storage.where)
-    const options = { directoryUrl: this.settings.directoryUrl, accountKey: pem }
+    const { directoryUrl, eab, profile } = this.issuer
+    const options = { directoryUrl, accountKey: pem }
     // Read here, in the primary, when the account is registered: the key never reaches the workers.
-    if (this.settings.eab !== null) options.externalAccountBinding = { kid: this.settings.eab.keyId, hmacKey: await readEabKey(this.settings.eab) }
-    this.client = new acme.Client(options)
-    return this.client
+    if (eab !== null) options.externalAccountBinding = { kid: eab.keyId, hmacKey: await readEabKey(eab) }
+    const client = new acme.Client(options)
+    // acme-client 5.4 knows no profiles; its auto() places the order
+    // through createOrder, which sends what it is given. Whether the CA took
+    // the order tells whether another challenge could fare better.
+    client.createOrder = async (data) => {
+      const order = await acme.Client.prototype.createOrder.call(client, profile === null ? data : { ...data, profile })
+      this.orderPlaced = true
+      return order
+    }
+    this.client = client
+    return client
+  }
+
+  // The adapter reports every request's network failure; this client's are
+  // those to its CA.
+  noteNetworkError (err) {
+    const url = err.config === undefined ? '' : String(err.config.url)
+    if (url.startsWith(this.origin + '/')) this.networkError = err
   }
 
   /**
@@ -89,7 +118,9 @@ class AcmeClient {
         this.worked.set(name, types[i])
         return pair
       } catch (err) {
-        if (i === types.length - 1 || NOT_THE_CHALLENGE.has(err.code) || rateLimited(err)) throw err
+        // A CA that refused the account or the order itself (a name its
+        // policy forbids, a profile it lacks) would refuse it for any challenge.
+        if (i === types.length - 1 || !this.orderPlaced || NOT_THE_CHALLENGE.has(err.code) || rateLimited(err)) throw err
         this.log.warn('acme: ' + name + ': ' + types[i] + ' failed: ' + this.describeFailure(err) + '; trying ' + types[i + 1])
       }
     }
@@ -97,6 +128,7 @@ class AcmeClient {
 
   async orderOnce (name, answer, type) {
     this.networkError = null
+    this.orderPlaced = false
     try {
       return await this.order(name, answer, type)
     } catch (err) {
@@ -117,7 +149,7 @@ class AcmeClient {
 
   async order (name, answer, type) {
     const client = await this.connect()
-    const [key, csr] = await acme.crypto.createCsr({ commonName: name, altNames: [name] }, await certificateKey(this.settings.keyType))
+    const [key, csr] = await acme.crypto.createCsr({ commonName: name, altNames: [name] }, await certificateKey(this.issuer.keyType))
     const cert = await client.auto({
       csr,
       email: this.settings.email === '' ? null : this.settings.email,
@@ -173,7 +205,7 @@ class AcmeClient {
   describeFailure (err) {
     // Failures of svr's own making (an unreachable or untrusted CA) say what to do already.
     if (typeof err.code === 'string' && err.code.startsWith('SVR_ERR_')) return caError(err)
-    return explainFailure(caError(err), this.settings)
+    return explainFailure(caError(err), this.issuer)
   }
 }
 
@@ -181,7 +213,7 @@ class AcmeClient {
  * acme-client sends its requests through one axios instance of its own;
  * the extra CA bundle, the timeout and the retries are set on it. Only the certificate
  * manager in the primary uses the library, with one `acme` configuration
- * at a time. acme-client 5.4 turns a request that got no response (CA
+ * (one CA bundle for every CA) at a time. acme-client 5.4 turns a request that got no response (CA
  * unreachable) into a TypeError about a missing response, so the adapter
  * reports the real failure first.
  * @param {string|null} caBundle PEM file

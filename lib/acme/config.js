@@ -2,10 +2,12 @@
 
 const path = require('node:path')
 const { acmeNames, acmeProblems, acmeChallenges } = require('./names')
+const { acmeIssuers } = require('./issuers')
 
 // The loaded configuration holds the names to certify, the challenges to
-// try, the absolute storage directory and CA bundle, so no reader has to
-// work them out again.
+// try, the issuers in order (a list even when `issuers` is null), the
+// absolute storage directory, CA bundle and EAB key files, so no reader
+// has to work them out again.
 function resolveAcme (config, configDir) {
   const { acme } = config
   acme.names = acmeNames(config)
@@ -14,6 +16,9 @@ function resolveAcme (config, configDir) {
   else if (config.stateDirectory !== null) acme.storageDirectory = path.resolve(configDir, config.stateDirectory, 'acme')
   if (acme.caBundle !== null) acme.caBundle = path.resolve(configDir, acme.caBundle)
   if (acme.eab !== null) acme.eab = { ...acme.eab, hmacKeyFile: path.resolve(configDir, acme.eab.hmacKeyFile) }
+  acme.issuers = acmeIssuers(acme).map((issuer) => issuer.eab === null
+    ? issuer
+    : { ...issuer, eab: { ...issuer.eab, hmacKeyFile: path.resolve(configDir, issuer.eab.hmacKeyFile) } })
 }
 
 // `acme` to the configuration loader (lib/config/load.js).

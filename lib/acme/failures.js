@@ -1,5 +1,7 @@
 'use strict'
 
+const { rateLimitWait } = require('./renewal')
+
 // What a CA's words about a failed order mean for the operator: each
 // pattern, in the order tried, and what to change. acme-client keeps only
 // the CA's detail text (RFC 8555 problem documents' `detail`), so the kind
@@ -8,9 +10,14 @@
 const EXPLANATIONS = [
   {
     pattern: /external\s*account|\bEAB\b/i,
-    explain: (settings) => settings.eab === null
-      ? 'the CA requires External Account Binding: set acme.eab to the key id and HMAC key it gave'
-      : 'the CA refused the External Account Binding: check acme.eab.keyId and the key in acme.eab.hmacKeyFile'
+    explain: (issuer) => issuer.eab === null
+      ? 'the CA requires External Account Binding: set ' + issuer.setting + '.eab to the key id and HMAC key it gave'
+      : 'the CA refused the External Account Binding: check ' + issuer.setting + '.eab.keyId and the key in ' + issuer.setting + '.eab.hmacKeyFile'
+  },
+  {
+    pattern: /unrecognized profile|invalid ?profile|profile .*not (supported|offered|recognized)/i,
+    explain: (issuer) => 'the CA does not offer this profile: set ' + (issuer.setting === 'acme' ? 'acme.profile' : issuer.setting + '.profile or acme.profile') +
+      ' to one its directory lists under meta.profiles, or null'
   },
   {
     pattern: /rate ?limit|too many (certificates|failed authorizations|new orders|registrations)/i,
@@ -32,14 +39,37 @@ const EXPLANATIONS = [
 
 /**
  * @param {string} words what the CA said
- * @param {{eab: object|null}} settings the configuration's acme
+ * @param {{eab: object|null, setting: string}} issuer the CA's entry (lib/acme/issuers.js)
  * @returns {string} the words, with what to change when they are understood
  */
-function explainFailure (words, settings) {
+function explainFailure (words, issuer) {
   for (const { pattern, explain } of EXPLANATIONS) {
-    if (pattern.test(words)) return words + ' (' + explain(settings) + ')'
+    if (pattern.test(words)) return words + ' (' + explain(issuer) + ')'
   }
   return words
 }
 
-module.exports = { explainFailure }
+/**
+ * Every CA failed an order: each one's words, and how long the soonest
+ * rate limit lasts (0 when one CA failed for another reason).
+ */
+class ChainFailure extends Error {
+  constructor (failures) {
+    const words = failures.length === 1
+      ? failures[0].words
+      : failures.map(({ issuer, words }) => issuer.directoryUrl + ': ' + words).join('; ')
+    super(words)
+    this.words = words
+    this.failures = failures
+  }
+
+  /**
+   * @param {number} now
+   * @returns {number} ms
+   */
+  rateLimitWait (now) {
+    return Math.min(...this.failures.map(({ words }) => rateLimitWait(words, now)))
+  }
+}
+
+module.exports = { explainFailure, ChainFailure }

@@ -6,9 +6,11 @@ const { AcmeStorage, certificateDates } = require('./storage')
 const { StoreStorage } = require('./store-storage')
 const { ChallengeAnswers } = require('./challenges')
 const { svrError } = require('../errors')
-const { RenewalSchedule, jittered, rateLimitWait, DAY_MS } = require('./renewal')
+const { RenewalSchedule, jittered, DAY_MS } = require('./renewal')
+const { ChainFailure } = require('./failures')
 const { RenewalWindows, RECHECK_DEFAULT_MS } = require('./ari')
 const { acmeMetricSeries, acmeSummary } = require('./metrics')
+const { certificateServices } = require('./services')
 
 // Even with nothing due, every name is checked this often: a certificate
 // that another instance renewed in the shared storage is picked up, and a
@@ -41,8 +43,9 @@ class CertificateManager {
     this.coordinator = coordinator
     this.log = coordinator.log
     this.acme = null
+    // The CAs (lib/acme/issuer-chain.js); the first one's storage holds the order locks and challenges.
+    this.issuers = null
     this.storage = null
-    this.client = null
     // name -> {cert, key, notBefore, notAfter}: what the workers serve.
     this.certificates = new Map()
     // name -> {timer, failures, lastError, nextCheck, ordering, unavailable}
@@ -50,10 +53,11 @@ class CertificateManager {
     this.renewals = new RenewalSchedule(this.log)
     // name -> the challenge that last validated it, tried first next time.
     this.worked = new Map()
+    // A CA's key -> its orders by result, for the metrics.
+    this.orderCounts = new Map()
     // Order locks being removed, which a stopping process waits for (settled()).
     this.releases = new Set()
     this.challenges = new ChallengeAnswers(() => this.storage, (act, fields) => this.broadcast(act, fields))
-    this.counts = { issued: 0, failed: 0 }
     // Settles once the stored certificates are loaded: a worker asking for
     // one before that waits rather than failing its handshake.
     this.loaded = Promise.resolve()
@@ -76,12 +80,12 @@ class CertificateManager {
     this.renewals.configured()
     this.acme = acme.enabled ? acme : null
     if (this.acme === null) return
-    this.storage = this.openStorage(acme)
     // Required only when used: acme-client and its crypto take the better
     // part of a second to load, which a server without it never pays.
-    const { AcmeClient } = require('./client')
-    this.client = new AcmeClient(acme, this.storage, this.log, this.worked)
-    this.windows = new RenewalWindows(this.client, this.log)
+    const { IssuerChain } = require('./issuer-chain')
+    this.issuers = new IssuerChain(acme, (issuer) => this.openStorage(acme, issuer), this.log, { worked: this.worked, counts: this.orderCounts })
+    this.storage = this.issuers.primary.storage
+    this.windows = new RenewalWindows(this.issuers, this.log)
     this.loaded = this.loadStored()
     this.loaded.then(() => this.listening).then(() => {
       for (const name of acme.names) this.schedule(name, 0)
@@ -91,8 +95,8 @@ class CertificateManager {
   // With a fleet store (Coordinator#useStore, before the first
   // configuration) the fleet shares everything through it; else the
   // directory, which instances may share.
-  openStorage (acme) {
-    const disk = new AcmeStorage(acme.storageDirectory)
+  openStorage (acme, issuer) {
+    const disk = new AcmeStorage(acme.storageDirectory, issuer.key)
     const store = this.coordinator.store
     return store === null ? disk : new StoreStorage(store, disk, this.log)
   }
@@ -105,13 +109,17 @@ class CertificateManager {
   }
 
   async loadStored () {
-    await this.storage.prepare()
+    await this.issuers.prepare()
     for (const name of this.acme.names) {
       this.names.set(name, { timer: null, failures: 0, lastError: null, nextCheck: null, ordering: false, unavailable: null })
-      const stored = await this.storage.readCertificate(name)
+      const stored = await this.issuers.readStored(name)
+      const leftover = stored !== null && stored.notAfter > Date.now() ? null : await this.issuers.leftover(name)
       if (stored !== null && stored.notAfter > Date.now()) {
         this.adopt(name, stored)
         this.log.info('acme: ' + name + ': certificate loaded from storage, valid until ' + new Date(stored.notAfter).toISOString())
+      } else if (leftover !== null) {
+        this.adopt(name, leftover)
+        this.log.info('acme: ' + name + ': serving the certificate of ' + (leftover.issuer === '' ? 'an earlier build\'s storage' : leftover.issuer + ', a CA no longer configured,') + ' until one is issued')
       } else {
         this.log.info('acme: ' + name + ': no certificate yet; ordering one (until it arrives, TLS handshakes for this name ' +
           'get the default certificate, or fail without one)')
@@ -165,9 +173,12 @@ class CertificateManager {
   }
 
   async pickUpStored (name) {
-    const stored = await this.storage.readCertificate(name)
+    const stored = await this.issuers.readStored(name)
     const current = this.certificates.get(name)
-    if (stored === null || (current !== undefined && stored.notAfter <= current.notAfter)) return
+    if (stored === null) return
+    // A configured CA's certificate replaces one of a CA switched away from while it is valid.
+    const newer = current === undefined || (this.issuers.has(current.issuer) ? stored.notAfter > current.notAfter : stored.notAfter > Date.now())
+    if (!newer) return
     this.adopt(name, stored)
     this.log.info('acme: ' + name + ': picked up the certificate in storage, valid until ' + new Date(stored.notAfter).toISOString())
   }
@@ -212,8 +223,10 @@ class CertificateManager {
     this.schedule(name, STORE_POLL_MS)
   }
 
-  // By the dates and renewBeforeDays, or earlier when the CA's renewal window (ARI) says so.
+  // By the dates and renewBeforeDays, or earlier when the CA's renewal
+  // window (ARI) says so; at once for a CA switched away from.
   dueAt (name, certificate, window = Infinity) {
+    if (!this.issuers.has(certificate.issuer)) return 0
     return Math.min(window, this.renewals.dueAt(name, certificate, this.acme.renewBeforeDays))
   }
 
@@ -224,35 +237,36 @@ class CertificateManager {
       return
     }
     const renewing = this.certificates.has(name)
-    this.log.info('acme: ' + name + ': ' + (renewing ? 'renewing' : 'ordering') + ' a certificate from ' + this.acme.directoryUrl + ' (' + this.client.challengesFor(name).join(', then ') + ')')
-    let pair
+    this.log.info('acme: ' + name + ': ' + (renewing ? 'renewing' : 'ordering') + ' a certificate from ' + this.issuers.plan(name))
+    let pair, issuer
     try {
-      pair = await this.client.obtain(name, {
+      ({ pair, issuer } = await this.issuers.obtain(name, {
         http: (token, keyAuthorization) => this.challenges.openToken(token, keyAuthorization),
         httpDone: (token) => this.challenges.closeToken(token),
         alpn: (certificate) => this.challenges.openAlpn(name, certificate),
         alpnDone: () => this.challenges.closeAlpn(name)
-      })
+      }))
     } catch (err) {
+      if (!(err instanceof ChainFailure)) throw err // the storage's: logged once the lock is let go
       this.failed(name, state, err, renewing)
       return
     }
-    const dates = certificateDates(pair.cert)
-    await this.storage.writeCertificate(name, pair)
-    this.counts.issued++
+    const certificate = { ...pair, ...certificateDates(pair.cert), issuer: issuer.key }
     state.failures = 0
     state.lastError = null
-    this.adopt(name, { ...pair, ...dates })
-    this.log.info('acme: ' + name + ': certificate issued, valid until ' + new Date(dates.notAfter).toISOString() + '; serving it')
-    this.schedule(name, jittered(Math.min(this.dueAt(name, { ...pair, ...dates }) - Date.now(), CHECK_INTERVAL_MS, RECHECK_DEFAULT_MS)))
+    this.adopt(name, certificate)
+    this.log.info('acme: ' + name + ': certificate issued' + (this.acme.issuers.length > 1 ? ' by ' + issuer.directoryUrl : '') +
+      ', valid until ' + new Date(certificate.notAfter).toISOString() + '; serving it')
+    this.schedule(name, jittered(Math.min(this.dueAt(name, certificate) - Date.now(), CHECK_INTERVAL_MS, RECHECK_DEFAULT_MS)))
   }
 
+  // err: every CA's failure (ChainFailure), or the storage's.
   failed (name, state, err, renewing) {
-    this.counts.failed++
     state.failures++
-    state.lastError = this.client.describeFailure(err)
+    state.lastError = err instanceof ChainFailure ? err.words : err.message
     // A CA's rate limit says when it resets (Let's Encrypt: "retry after <time> UTC"): no sooner than that.
-    const delay = Math.max(Math.min(this.acme.retryDelay * 2 ** (state.failures - 1), BACKOFF_MAX_MS), rateLimitWait(state.lastError, Date.now()))
+    const limited = err instanceof ChainFailure ? err.rateLimitWait(Date.now()) : 0
+    const delay = Math.max(Math.min(this.acme.retryDelay * 2 ** (state.failures - 1), BACKOFF_MAX_MS), limited)
     this.log.error(svrError('SVR_ERR_ACME_ORDER', [name, state.failures, state.lastError]).message +
       '; retrying in ' + Math.round(delay / 1000) + ' s' + (renewing ? '; the current certificate keeps serving' : ''))
     this.schedule(name, delay)
@@ -270,29 +284,15 @@ class CertificateManager {
 
   /** @returns {object[]} svr_acme_* series in prom-client's JSON form */
   metrics () {
-    return acmeMetricSeries(this.summary(), this.counts)
+    return acmeMetricSeries(this.summary(), this.orderCounts)
   }
 
   /**
-   * Coordinator services (lib/primary/coordinator.js): the key authorization of an
-   * http-01 token, a name's certificate (or open tls-alpn-01 challenge) for
-   * a worker that has none yet, and the summary for the status page.
+   * Coordinator services (lib/primary/coordinator.js), lib/acme/services.js.
    * @returns {Object<string, Function>}
    */
   services () {
-    return {
-      'acme-token': (msg) => this.challenges.token(String(msg.token)),
-      'acme-lookup': async (msg) => {
-        await this.loaded
-        const certificate = this.certificates.get(msg.name)
-        return {
-          cert: certificate === undefined ? null : certificate.cert,
-          key: certificate === undefined ? null : certificate.key,
-          alpn: this.acme === null || !this.acme.challenges.includes('tls-alpn-01') ? null : await this.challenges.alpnCertificate(msg.name)
-        }
-      },
-      'acme-summary': () => this.summary()
-    }
+    return certificateServices(this)
   }
 }
 

@@ -3,6 +3,7 @@
 const net = require('node:net')
 const { hostPart } = require('../hosts/server-names')
 const { renewBeforeProblem } = require('./renewal')
+const { issuersProblems, directoryUrls } = require('./issuers')
 
 // A DNS label: letters, digits and inner hyphens, at most 63 characters.
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
@@ -52,10 +53,10 @@ function acmeProblems (data) {
   const problems = []
   if (data.secure !== true) problems.push('/acme/enabled: automatic HTTPS needs "secure": true')
   if (acme.agreeToTerms !== true) {
-    problems.push('/acme/agreeToTerms: must be true: the certificate authority issues certificates only to accounts that accept its terms of service (read them at ' + acme.directoryUrl + ')')
+    problems.push('/acme/agreeToTerms: must be true: the certificate authority issues certificates only to accounts that accept its terms of service (read them at ' + directoryUrls(acme).map(({ url }) => url).join(', ') + ')')
   }
   if (typeof acme.email === 'string' && acme.email !== '' && !EMAIL.test(acme.email)) problems.push('/acme/email: must be an e-mail address such as "admin@example.com"')
-  problems.push(...directoryProblems(acme), ...namesProblems(data))
+  problems.push(...directoryUrls(acme).flatMap(({ pointer, url }) => directoryProblems(pointer, url, acme)), ...issuersProblems(acme), ...namesProblems(data))
   const renewBefore = renewBeforeProblem(acme.renewBeforeDays)
   if (renewBefore !== null) problems.push(renewBefore)
   problems.push(...challengeProblems(data))
@@ -110,17 +111,17 @@ function namesProblems (data) {
   return problems
 }
 
-function directoryProblems (acme) {
-  if (typeof acme.directoryUrl !== 'string') return []
+function directoryProblems (pointer, given, acme) {
+  if (typeof given !== 'string') return []
   let url
   try {
-    url = new URL(acme.directoryUrl)
+    url = new URL(given)
   } catch {
-    return ['/acme/directoryUrl: must be a URL such as "https://acme-v02.api.letsencrypt.org/directory"']
+    return [pointer + ': must be a URL such as "https://acme-v02.api.letsencrypt.org/directory"']
   }
   if (url.protocol === 'https:') return []
   if (url.protocol === 'http:' && acme.allowInsecureDirectory === true) return []
-  return ['/acme/directoryUrl: must be an https URL (the account key signs requests and certificates come back over it); "allowInsecureDirectory": true accepts http for a local test CA']
+  return [pointer + ': must be an https URL (the account key signs requests and certificates come back over it); "allowInsecureDirectory": true accepts http for a local test CA']
 }
 
 module.exports = { acmeChallenges, acmeNames, acmeProblems, nameProblem }

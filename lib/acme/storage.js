@@ -15,30 +15,35 @@ const DIR_MODE = 0o700
 /**
  * What automatic HTTPS keeps on disk, in one directory that several
  * instances may share:
- *   account.key            the ACME account's private key (made once)
- *   certificates/<name>/   cert.pem (the chain) and key.pem of one name
- *   locks/<name>.lock      who orders for the name, until when (lib/acme/lock.js)
+ *   <issuer>/account.key            the ACME account's private key at one CA (made once)
+ *   <issuer>/certificates/<name>/   cert.pem (the chain) and key.pem of one name
+ *   <issuer>/locks/<name>.lock      who orders the name, until when (lib/acme/lock.js)
  *   challenges/<token>     the answer to an open http-01 challenge, and
  *   challenges/<name>.alpn the certificate of an open tls-alpn-01 one, so that
  *                          the instance the CA happens to reach answers it
- * Every file is written under a temporary name and renamed into place, so a
- * reader (another instance, or the next start) sees the old or the new file,
- * never half of one.
+ * <issuer> is the CA's key (lib/acme/issuers.js): one AcmeStorage per CA,
+ * sharing the challenges. Every file is written under a temporary name and
+ * renamed into place, so a reader (another instance, or the next start)
+ * sees the old or the new file, never half of one.
  */
 class AcmeStorage {
   /**
    * @param {string} dir absolute storage directory
+   * @param {string} issuer the CA's key, the folder of its account and certificates
    */
-  constructor (dir) {
+  constructor (dir, issuer) {
     this.dir = dir
-    this.where = dir
+    this.issuer = issuer
+    this.issuerDir = path.join(dir, issuer)
+    this.where = this.issuerDir
   }
 
   /**
    * @returns {Promise<void>} the directory and its subdirectories exist (0700)
    */
   async prepare () {
-    for (const sub of ['', 'certificates', 'locks', 'challenges']) await fs.mkdir(path.join(this.dir, sub), { recursive: true, mode: DIR_MODE })
+    await fs.mkdir(path.join(this.dir, 'challenges'), { recursive: true, mode: DIR_MODE })
+    for (const sub of ['', 'certificates', 'locks']) await fs.mkdir(path.join(this.issuerDir, sub), { recursive: true, mode: DIR_MODE })
   }
 
   /**
@@ -47,7 +52,7 @@ class AcmeStorage {
    * @returns {Promise<{pem: string, created: boolean}>}
    */
   async accountKey (create) {
-    const file = path.join(this.dir, 'account.key')
+    const file = path.join(this.issuerDir, 'account.key')
     const existing = await readOrNull(file)
     if (existing !== null) return { pem: existing, created: false }
     const pem = String(await create())
@@ -119,11 +124,37 @@ class AcmeStorage {
   }
 
   certificateDir (name) {
-    return path.join(this.dir, 'certificates', fileName(name))
+    return path.join(this.issuerDir, 'certificates', fileName(name))
   }
 
   lockFile (name) {
-    return path.join(this.dir, 'locks', fileName(name) + '.lock')
+    return path.join(this.issuerDir, 'locks', fileName(name) + '.lock')
+  }
+
+  /**
+   * The newest valid certificate of a name that another CA's folder holds
+   * (or the top of the directory, from before folders per CA): served,
+   * after switching CAs, until a configured one has issued.
+   * @param {string} name
+   * @param {Set<string>} configured the keys of the CAs configured, not looked at
+   * @returns {Promise<{cert: string, key: string, notAfter: number, notBefore: number, issuer: string}|null>}
+   */
+  async leftover (name, configured) {
+    let entries
+    try {
+      entries = await fs.readdir(this.dir, { withFileTypes: true })
+    } catch (err) {
+      if (err.code === 'ENOENT') return null
+      throw err
+    }
+    // '' is the top of the directory, where builds before folders per CA kept certificates.
+    const folders = ['', ...entries.filter((entry) => entry.isDirectory() && entry.name !== 'challenges' && !configured.has(entry.name)).map((entry) => entry.name)]
+    let newest = null
+    for (const folder of folders) {
+      const pair = await new AcmeStorage(this.dir, folder).readCertificate(name).catch(() => null)
+      if (pair !== null && pair.notAfter > Date.now() && (newest === null || pair.notAfter > newest.notAfter)) newest = { ...pair, issuer: folder }
+    }
+    return newest
   }
 
   /**
@@ -203,7 +234,7 @@ async function checkAcme (file, config) {
   if (!acme.enabled) return
   const dir = acme.storageDirectory
   try {
-    await new AcmeStorage(dir).prepare()
+    for (const issuer of acme.issuers) await new AcmeStorage(dir, issuer.key).prepare()
     // Only writing tells: access() says yes to root on a read-only mount.
     const probe = path.join(dir, '.write-test-' + crypto.randomBytes(6).toString('hex'))
     await fs.writeFile(probe, '', { mode: KEY_MODE, flag: 'wx' })
@@ -211,7 +242,9 @@ async function checkAcme (file, config) {
   } catch (err) {
     throw invalidConfig(file, ['/acme/storageDirectory: ' + dir + ' is not a writable directory (' + err.code + ')'])
   }
-  if (acme.eab !== null) await readEabKey(acme.eab).catch((err) => { throw invalidConfig(file, ['/acme/eab/hmacKeyFile: ' + err.message]) })
+  for (const { eab, pointer } of acme.issuers) {
+    if (eab !== null) await readEabKey(eab).catch((err) => { throw invalidConfig(file, [pointer + '/eab/hmacKeyFile: ' + err.message]) })
+  }
   if (acme.caBundle === null) return
   try {
     // X509Certificate parses the first certificate of the file, and throws without one.

@@ -7,7 +7,6 @@ const { PREFIX, isSealed } = require('../store/sealing')
 // An answer to a challenge outlives any validation: a crashed orderer's
 // tokens go on their own.
 const CHALLENGE_TTL_MS = 60 * 60 * 1000
-const ACCOUNT_KEY = 'acme:account'
 // Replace a value only if it is still the one read (a compare-and-set):
 // another instance may have put its own in between.
 const REPLACE_IF_SAME = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0"
@@ -23,10 +22,11 @@ const SEALED_KEY_IN_JSON = '"key":"' + PREFIX
  * methods of AcmeStorage, so that instances share the account, the
  * certificates, the challenge answers and the order lock with no shared
  * directory:
- *   acme:account           the account key (the first written wins)
- *   acme:cert:<name>       {cert, key} of one name, as JSON
- *   acme:challenge:<id>    an open challenge's answer, expiring
- *   acme:lock:<name>       who orders the name (lib/acme/store-lock.js)
+ *   acme:<issuer>:account      the account key at one CA (the first written wins)
+ *   acme:<issuer>:cert:<name>  {cert, key} of one name from that CA, as JSON
+ *   acme:<issuer>:lock:<name>  who orders the name (lib/acme/store-lock.js)
+ *   acme:challenge:<id>        an open challenge's answer, expiring
+ * <issuer> is the CA's key (lib/acme/issuers.js), as on disk.
  * Private keys are sealed when `store.keyFile` is set (lib/store/sealing.js).
  * Every certificate is written through to the instance's own storage
  * directory too, and read from there while the store is down, so that an
@@ -44,6 +44,8 @@ class StoreStorage {
     this.log = log
     this.where = 'the store (and ' + disk.dir + ')'
     this.sealer = store.sealer
+    this.prefix = 'acme:' + disk.issuer + ':'
+    this.accountName = this.prefix + 'account'
   }
 
   async prepare () {
@@ -61,16 +63,16 @@ class StoreStorage {
    */
   async accountKey (create) {
     const { client } = this.requireUp()
-    const current = await client.get(ACCOUNT_KEY)
-    const stored = this.openKey('the account key', ACCOUNT_KEY, current)
+    const current = await client.get(this.accountName)
+    const stored = this.openKey('the account key', this.accountName, current)
     if (stored !== null) return { pem: stored, created: false }
     const own = await this.disk.accountKey(create)
-    const sealed = this.sealer.seal(own.pem, ACCOUNT_KEY)
+    const sealed = this.sealer.seal(own.pem, this.accountName)
     const placed = current === null
-      ? await client.set(ACCOUNT_KEY, sealed, 'NX') === 'OK'
-      : this.sealer.key !== null && !isSealed(current) && await client.eval(REPLACE_IF_SAME, 1, ACCOUNT_KEY, current, sealed) === 1
+      ? await client.set(this.accountName, sealed, 'NX') === 'OK'
+      : this.sealer.key !== null && !isSealed(current) && await client.eval(REPLACE_IF_SAME, 1, this.accountName, current, sealed) === 1
     if (placed) return own
-    const winner = this.openKey('the account key', ACCOUNT_KEY, await client.get(ACCOUNT_KEY))
+    const winner = this.openKey('the account key', this.accountName, await client.get(this.accountName))
     if (winner === null) throw new Error('the store holds an account key that cannot be used')
     return { pem: winner, created: false }
   }
@@ -106,7 +108,7 @@ class StoreStorage {
   // The store's pair of a name; notAfter also when its key cannot be
   // opened here, so that an older certificate on disk does not replace it.
   async sharedCertificate (name) {
-    const value = await this.store.client.get(certificateKey(name))
+    const value = await this.store.client.get(this.certificateKey(name))
     if (value === null) return { pair: null, notAfter: null }
     let stored
     try {
@@ -116,7 +118,7 @@ class StoreStorage {
     }
     const dates = typeof stored.cert === 'string' ? certificateDates(stored.cert) : null
     if (dates === null) return { pair: null, notAfter: null }
-    const key = this.openKey('the key of ' + name, certificateKey(name), typeof stored.key === 'string' ? stored.key : null)
+    const key = this.openKey('the key of ' + name, this.certificateKey(name), typeof stored.key === 'string' ? stored.key : null)
     if (key === null || !pairMatches(stored.cert, key)) return { pair: null, notAfter: dates.notAfter }
     return { pair: { cert: stored.cert, key, ...dates }, notAfter: dates.notAfter }
   }
@@ -138,12 +140,12 @@ class StoreStorage {
   }
 
   async putCertificate (name, { cert, key }) {
-    const value = JSON.stringify({ cert, key: this.sealer.seal(key, certificateKey(name)) })
+    const value = JSON.stringify({ cert, key: this.sealer.seal(key, this.certificateKey(name)) })
     if (this.sealer.key !== null) {
-      await this.store.client.set(certificateKey(name), value)
+      await this.store.client.set(this.certificateKey(name), value)
       return
     }
-    const placed = await this.store.client.eval(SET_UNLESS_SEALED, 1, certificateKey(name), value, SEALED_KEY_IN_JSON)
+    const placed = await this.store.client.eval(SET_UNLESS_SEALED, 1, this.certificateKey(name), value, SEALED_KEY_IN_JSON)
     if (placed === 0) throw new Error('the store holds it encrypted and "store.keyFile" is not set here')
   }
 
@@ -175,7 +177,16 @@ class StoreStorage {
    * @returns {StoreLock}
    */
   orderLock (name, owner, ttl) {
-    return new StoreLock(this.store, 'acme:lock:' + name, owner, ttl)
+    return new StoreLock(this.store, this.prefix + 'lock:' + name, owner, ttl)
+  }
+
+  // Certificates of other CAs are looked for on this instance's disk only.
+  leftover (name, configured) {
+    return this.disk.leftover(name, configured)
+  }
+
+  certificateKey (name) {
+    return this.prefix + 'cert:' + name
   }
 
   requireUp () {
@@ -194,10 +205,6 @@ class StoreStorage {
       return null
     }
   }
-}
-
-function certificateKey (name) {
-  return 'acme:cert:' + name
 }
 
 module.exports = { StoreStorage, CHALLENGE_TTL_MS }

@@ -132,7 +132,7 @@ module.exports = [
     area: 'acme',
     file: 'lib/acme/client.js',
     what: 'no fallback to the next challenge when the CA refuses one',
-    find: '        if (i === types.length - 1 || NOT_THE_CHALLENGE.has(err.code) || rateLimited(err)) throw err\n',
+    find: '        if (i === types.length - 1 || !this.orderPlaced || NOT_THE_CHALLENGE.has(err.code) || rateLimited(err)) throw err\n',
     replace: '        throw err\n',
     tests: ['test/tls/acme-challenge-fallback.test.js']
   },
@@ -148,7 +148,7 @@ module.exports = [
     area: 'acme',
     file: 'lib/acme/client.js',
     what: 'a CA certificate that does not verify reported as a CA that cannot be reached',
-    find: "      if (TLS_TRUST_CODES.has(code)) throw svrError('SVR_ERR_ACME_UNTRUSTED', [code + ': ' + message], { cause: err })\n",
+    find: "      if (TLS_TRUST_CODES.has(code)) throw svrError('SVR_ERR_ACME_UNTRUSTED', [code + ': ' + message.split('; ')[0]], { cause: err })\n",
     replace: '',
     tests: ['test/tls/acme-failures.test.js']
   },
@@ -167,5 +167,69 @@ module.exports = [
     find: '    pattern: /connection refused|timeout during connect|i\\/o timeout|connection reset|no route to host|network is unreachable/i,\n',
     replace: '    pattern: /^$/,\n',
     tests: ['test/unit/acme-failures.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/issuer-chain.js',
+    what: 'an order the first CA refuses is not taken to the next CA',
+    find: '        continue\n',
+    replace: '        throw err\n',
+    tests: ['test/tls/acme-issuers.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/storage.js',
+    what: 'every CA shares one folder, so a switch of CA keeps serving the old CA\'s certificate',
+    find: '    this.issuerDir = path.join(dir, issuer)\n',
+    replace: '    this.issuerDir = dir\n',
+    tests: ['test/tls/acme-issuers.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/manager.js',
+    what: 'the certificate of a CA switched away from is kept until its own renewal',
+    find: '    if (!this.issuers.has(certificate.issuer)) return 0\n',
+    replace: '',
+    tests: ['test/tls/acme-issuers.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/client.js',
+    what: 'acme.profile is not sent with the order',
+    find: 'profile === null ? data : { ...data, profile }',
+    replace: 'data',
+    tests: ['test/tls/acme-issuers.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/client.js',
+    what: 'an order the CA refused outright is placed again with the other challenge',
+    find: 'i === types.length - 1 || !this.orderPlaced || ',
+    replace: 'i === types.length - 1 || ',
+    tests: ['test/tls/acme-issuers.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/issuers.js',
+    what: 'an issuer without its own keyType ignores acme.keyType',
+    find: 'keyType: issuer.keyType === null ? acme.keyType : issuer.keyType,',
+    replace: 'keyType: issuer.keyType,',
+    tests: ['test/unit/acme-issuers.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/storage.js',
+    what: 'the certificate an earlier build kept at the top of the storage is not served while the new order runs',
+    find: "    const folders = ['', ...entries",
+    replace: '    const folders = [...entries',
+    tests: ['test/unit/acme-storage-leftover.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/storage.js',
+    what: 'an expired certificate of another CA is served after a switch',
+    find: 'if (pair !== null && pair.notAfter > Date.now() && (newest === null',
+    replace: 'if (pair !== null && (newest === null',
+    tests: ['test/unit/acme-storage-leftover.test.js']
   }
 ]

@@ -148,7 +148,7 @@ module.exports = [
     area: 'fleet',
     file: 'lib/acme/store-storage.js',
     what: 'a certificate\'s private key stored unencrypted although a store key file is given',
-    find: 'JSON.stringify({ cert, key: this.sealer.seal(key, certificateKey(name)) })',
+    find: 'JSON.stringify({ cert, key: this.sealer.seal(key, this.certificateKey(name)) })',
     replace: 'JSON.stringify({ cert, key })',
     tests: [ACME]
   },
@@ -164,8 +164,8 @@ module.exports = [
     area: 'fleet',
     file: 'lib/acme/store-storage.js',
     what: 'an instance without the key file writes a plain key over the fleet\'s encrypted one',
-    find: '    if (this.sealer.key !== null) {\n      await this.store.client.set(certificateKey(name), value)',
-    replace: '    if (true) {\n      await this.store.client.set(certificateKey(name), value)',
+    find: '    if (this.sealer.key !== null) {\n      await this.store.client.set(this.certificateKey(name), value)',
+    replace: '    if (true) {\n      await this.store.client.set(this.certificateKey(name), value)',
     tests: [ACME]
   },
   {
@@ -180,7 +180,7 @@ module.exports = [
     area: 'fleet',
     file: 'lib/acme/store-storage.js',
     what: 'the ACME account key stored unencrypted although a store key file is given',
-    find: 'const sealed = this.sealer.seal(own.pem, ACCOUNT_KEY)',
+    find: 'const sealed = this.sealer.seal(own.pem, this.accountName)',
     replace: 'const sealed = own.pem',
     tests: [ACME]
   },

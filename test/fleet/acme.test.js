@@ -21,8 +21,15 @@ const { FleetStore } = require('../../lib/store/fleet-store')
 const { AcmeStorage } = require('../../lib/acme/storage')
 const { StoreStorage } = require('../../lib/acme/store-storage')
 const { PREFIX } = require('../../lib/store/sealing')
+const { issuerKey } = require('../../lib/acme/issuers')
 
 const STORE_PREFIX = 'svr:'
+// The storage's keys of one CA (lib/acme/issuers.js names them).
+const ISSUER = 'ca.test-dir'
+const PREFIX_OF_CA = 'acme:' + ISSUER + ':'
+const ACCOUNT = PREFIX_OF_CA + 'account'
+const LOCK = PREFIX_OF_CA + 'lock:' + NAME
+const CERT = PREFIX_OF_CA + 'cert:' + NAME
 
 function storeSettings (redis) {
   return { url: redis.url, passwordFile: null, ca: null, keyFile: null, prefix: STORE_PREFIX, sentinels: [], masterName: null, commandTimeout: 500 }
@@ -57,7 +64,7 @@ async function tempDir (t) {
 async function storeStorage (t, store) {
   const dir = await tempDir(t)
   const warnings = []
-  const storage = new StoreStorage(store, new AcmeStorage(path.join(dir, 'acme')), { warn: (line) => warnings.push(line) })
+  const storage = new StoreStorage(store, new AcmeStorage(path.join(dir, 'acme'), ISSUER), { warn: (line) => warnings.push(line) })
   await storage.prepare()
   return { storage, warnings, dir: path.join(dir, 'acme') }
 }
@@ -83,7 +90,7 @@ describe('automatic HTTPS storage in the fleet\'s store', { skip: skipWithout('r
     assert.equal(ka.pem, kb.pem)
     assert.equal([ka.created, kb.created].filter(Boolean).length, 1)
     const client = raw(t, redis)
-    assert.ok((await client.get('acme:account')).startsWith(PREFIX))
+    assert.ok((await client.get(ACCOUNT)).startsWith(PREFIX))
 
     // A challenge one publishes the other answers, until withdrawn.
     await a.storage.writeChallenge('token-1', 'token-1.thumbprint')
@@ -99,36 +106,36 @@ describe('automatic HTTPS storage in the fleet\'s store', { skip: skipWithout('r
     const refused = await lockB.acquire()
     assert.equal(refused.acquired, false)
     assert.equal(refused.holder.owner, 'owner-a')
-    await client.pexpire('acme:lock:' + NAME, 5000)
+    await client.pexpire(LOCK, 5000)
     await lockB.refresh()
-    assert.ok(await client.pttl('acme:lock:' + NAME) <= 5000, 'not refreshed by another owner')
+    assert.ok(await client.pttl(LOCK) <= 5000, 'not refreshed by another owner')
     await lockA.refresh()
-    assert.ok(await client.pttl('acme:lock:' + NAME) > 5000, 'refreshed by its owner')
+    assert.ok(await client.pttl(LOCK) > 5000, 'refreshed by its owner')
     await lockB.release()
-    assert.equal(await client.get('acme:lock:' + NAME), 'owner-a')
+    assert.equal(await client.get(LOCK), 'owner-a')
     await lockA.release()
     assert.deepEqual(await lockB.acquire(), { acquired: true })
     await lockB.release()
     // A lock that is ours already (a SET whose reply timed out) is taken, for the whole lifetime.
-    await client.set('acme:lock:' + NAME, 'owner-a', 'PX', 5000)
+    await client.set(LOCK, 'owner-a', 'PX', 5000)
     assert.deepEqual(await lockA.acquire(), { acquired: true })
-    assert.ok(await client.pttl('acme:lock:' + NAME) > 5000)
+    assert.ok(await client.pttl(LOCK) > 5000)
     // Lost while the store did not answer: said once.
-    await client.set('acme:lock:' + NAME, 'owner-x')
+    await client.set(LOCK, 'owner-x')
     await lockA.refresh()
     await lockA.refresh()
     assert.deepEqual(store.warnings.filter((line) => line.includes('lost the order lock')),
-      ['acme: lost the order lock acme:lock:' + NAME + ' (it expired while the store did not answer); another instance may order the same name meanwhile'])
-    await client.del('acme:lock:' + NAME)
+      ['acme: lost the order lock ' + LOCK + ' (it expired while the store did not answer); another instance may order the same name meanwhile'])
+    await client.del(LOCK)
 
     // A certificate one stores the other reads, and keeps on its own disk.
     const issued = await pair(t)
     await a.storage.writeCertificate(NAME, issued)
-    const stored = JSON.parse(await client.get('acme:cert:' + NAME))
+    const stored = JSON.parse(await client.get(CERT))
     assert.equal(stored.cert, issued.cert)
     assert.ok(stored.key.startsWith(PREFIX) && !stored.key.includes('PRIVATE KEY'))
     assert.equal((await b.storage.readCertificate(NAME)).key, issued.key)
-    assert.equal((await new AcmeStorage(b.dir).readCertificate(NAME)).key, issued.key)
+    assert.equal((await new AcmeStorage(b.dir, ISSUER).readCertificate(NAME)).key, issued.key)
 
     // Another key (or none) opens nothing: logged, absent, never used.
     const other = await storeStorage(t, await openStore(t, redis, crypto.randomBytes(32)))
@@ -138,13 +145,13 @@ describe('automatic HTTPS storage in the fleet\'s store', { skip: skipWithout('r
     assert.equal(await none.storage.readCertificate(NAME), null)
     await assert.rejects(other.storage.accountKey(async () => 'key-c\n'), /cannot be used/)
     await assert.rejects(none.storage.accountKey(async () => 'key-d\n'), /cannot be used/)
-    assert.equal(JSON.parse(await client.get('acme:cert:' + NAME)).key, stored.key, 'the fleet\'s certificate is left alone')
+    assert.equal(JSON.parse(await client.get(CERT)).key, stored.key, 'the fleet\'s certificate is left alone')
     // Nor does an instance without the key write a plain key over the sealed one, even for a newer certificate.
     await none.storage.writeCertificate(NAME, await pair(t))
     assert.match(none.warnings.join('\n'), /cannot put the certificate in the store \(the store holds it encrypted and "store\.keyFile" is not set here\)/)
-    assert.equal(JSON.parse(await client.get('acme:cert:' + NAME)).key, stored.key)
+    assert.equal(JSON.parse(await client.get(CERT)).key, stored.key)
     // A sealed key moved to another name does not open there.
-    await client.set('acme:cert:other.example', JSON.stringify({ cert: stored.cert, key: stored.key }))
+    await client.set(PREFIX_OF_CA + 'cert:other.example', JSON.stringify({ cert: stored.cert, key: stored.key }))
     assert.equal(await b.storage.readCertificate('other.example'), null)
     assert.match(b.warnings.join('\n'), /the key of other\.example in the store cannot be used: it does not open .*for another name/)
 
@@ -163,19 +170,19 @@ describe('automatic HTTPS storage in the fleet\'s store', { skip: skipWithout('r
     const a = await storeStorage(t, store)
     const issued = await pair(t)
     await a.storage.writeCertificate(NAME, issued)
-    assert.equal(JSON.parse(await raw(t, redis).get('acme:cert:' + NAME)).key, issued.key)
+    assert.equal(JSON.parse(await raw(t, redis).get(CERT)).key, issued.key)
   })
 
   it('with a key file, uses no key stored unencrypted: a planted account key is replaced, a planted certificate ignored', async (t) => {
     const redis = await startRedis(t)
     const client = raw(t, redis)
     const planted = await pair(t)
-    await client.set('acme:account', 'planted account key\n')
-    await client.set('acme:cert:' + NAME, JSON.stringify({ cert: planted.cert, key: planted.key }))
+    await client.set(ACCOUNT, 'planted account key\n')
+    await client.set(CERT, JSON.stringify({ cert: planted.cert, key: planted.key }))
     const a = await storeStorage(t, await openStore(t, redis, crypto.randomBytes(32)))
     const account = await a.storage.accountKey(async () => 'own account key\n')
     assert.deepEqual(account, { pem: 'own account key\n', created: true })
-    assert.ok((await client.get('acme:account')).startsWith(PREFIX))
+    assert.ok((await client.get(ACCOUNT)).startsWith(PREFIX))
     assert.equal(await a.storage.readCertificate(NAME), null)
     assert.match(a.warnings.join('\n'), /the key of acme-test\.example in the store cannot be used: it is stored unencrypted while "store\.keyFile" is set/)
   })
@@ -193,6 +200,7 @@ describe('automatic HTTPS in a fleet sharing only a store', { skip: skipWithout(
       fleet: true,
       config: { store: { url: redis.url, keyFile: 'store.key' }, workers: 1 }
     })
+    const caKeys = 'acme:' + issuerKey(pebble.directoryUrl) + ':'
     const key = crypto.randomBytes(32).toString('hex') + '\n'
     await fs.writeFile(path.join(site.dir, 'store.key'), key, { mode: 0o600 })
     const ordering = await makeSite(t, {}, { 'index.html': 'hello\n' })
@@ -206,7 +214,7 @@ describe('automatic HTTPS in a fleet sharing only a store', { skip: skipWithout(
     // Only now the instance the CA reaches; it finds the lock held in the store.
     const b = await startSvr(t, site.configFile)
     await a.waitFor(/acme: acme-test\.example: certificate issued/, 30000)
-    const issued = await storedFingerprint(path.join(ordering.dir, 'state', 'acme'))
+    const issued = await storedFingerprint(path.join(ordering.dir, 'state', 'acme', issuerKey(pebble.directoryUrl)))
     await until(async () => (await handshake(https, NAME)).fingerprint === issued &&
       (await handshake(ports.https, NAME)).fingerprint === issued)
     const acmeLines = (svr) => svr.output.split('\n').filter((line) => /acme:|store/.test(line)).join('\n')
@@ -217,8 +225,8 @@ describe('automatic HTTPS in a fleet sharing only a store', { skip: skipWithout(
     await b.waitFor(/picked up the certificate in storage/, 20000)
     assert.equal(await storedFingerprint(storage), issued, 'written through to b\'s own directory')
     const client = raw(t, redis)
-    assert.ok(JSON.parse(await client.get('acme:cert:' + NAME)).key.startsWith(PREFIX))
-    assert.deepEqual(await client.keys(STORE_PREFIX + 'acme:lock:*'), [])
+    assert.ok(JSON.parse(await client.get(caKeys + 'cert:' + NAME)).key.startsWith(PREFIX))
+    assert.deepEqual(await client.keys(STORE_PREFIX + caKeys + 'lock:*'), [])
     assert.doesNotMatch(a.output + b.output, /BEGIN|PRIVATE KEY/)
 
     // Restarted while the store is down, b serves from its own disk and orders nothing.

@@ -13,6 +13,7 @@ const { makeSite } = require('./server')
 const { makeCertificate, httpsRequest } = require('./tls')
 const { freePorts } = require('./tools')
 const { startPebble, acmeSettings } = require('./pebble')
+const { issuerKey } = require('../../lib/acme/issuers')
 
 const NAME = 'acme-test.example'
 // The programs these tests need (GO_TOOLS of test/helpers/tools.js).
@@ -54,7 +55,10 @@ async function setUp (t, { pebble: pebbleOptions = {}, acme = {}, config = {}, s
     standInFingerprint = fingerprint
   }
   await site.writeConfig(values)
-  return { ports, pebble, site, storage: path.join(site.dir, 'state', 'acme'), standIn: standInFingerprint }
+  // storage: what svr keeps for Pebble (its account, certificates and
+  // locks), in the folder of the CA under storageRoot (lib/acme/issuers.js).
+  const storageRoot = path.join(site.dir, 'state', 'acme')
+  return { ports, pebble, site, storageRoot, storage: path.join(storageRoot, issuerKey(pebble.directoryUrl)), standIn: standInFingerprint }
 }
 
 /**
@@ -154,7 +158,7 @@ function tlsLoop (port, servername) {
 }
 
 /**
- * @param {string} storage the ACME storage directory
+ * @param {string} storage the folder of one CA in the ACME storage directory
  * @returns {Promise<string>} the SHA-256 fingerprint of the stored certificate of NAME
  */
 async function storedFingerprint (storage) {

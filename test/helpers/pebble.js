@@ -18,12 +18,14 @@ const START_TIMEOUT_MS = 10000
  * tls-alpn-01 on `tlsPort`: the ports svr listens on in the test.
  * Both processes are stopped after the test.
  * @param {object} t node:test context
- * @param {{httpPort?: number, tlsPort?: number, validity?: number, blocked?: string[], eab?: Object<string, string>}} [opts]
+ * @param {{httpPort?: number, tlsPort?: number, validity?: number, blocked?: string[], eab?: Object<string, string>, profiles?: Object<string, number>}} [opts]
  *   validity: seconds a certificate is valid; blocked: names Pebble refuses;
- *   eab: key id -> base64url HMAC key, when accounts need External Account Binding
+ *   eab: key id -> base64url HMAC key, when accounts need External Account Binding;
+ *   profiles: name -> seconds a certificate of that ACME profile is valid,
+ *   besides "default" (an order that names none gets one of them at random)
  * @returns {Promise<Pebble>}
  */
-async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 3600, blocked = [], eab = null } = {}) {
+async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 3600, blocked = [], eab = null, profiles = {} } = {}) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-pebble-'))
   t.after(() => removeDir(dir))
   const testData = path.join(goModuleDir(PEBBLE_MODULE), 'test')
@@ -43,7 +45,8 @@ async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 360
       domainBlocklist: blocked,
       retryAfter: { authz: 1, order: 1 },
       keyAlgorithm: 'ecdsa',
-      profiles: { default: { description: 'svr tests', validityPeriod: validity } }
+      profiles: Object.fromEntries([['default', validity], ...Object.entries(profiles)]
+        .map(([name, seconds]) => [name, { description: 'svr tests: ' + name, validityPeriod: seconds }]))
     }
   }
   const configFile = path.join(dir, 'pebble-config.json')

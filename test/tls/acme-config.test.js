@@ -56,6 +56,39 @@ describe('acme in --check-config', () => {
     assert.equal(code, 0)
   })
 
+  it('refuses, in acme.issuers, a plain-http directory, a CA listed twice and an EAB key file that cannot be read, each by its pointer', async (t) => {
+    const { code, stderr, site } = await check(t, {
+      ...GOOD,
+      acme: {
+        ...GOOD.acme,
+        issuers: [
+          { directoryUrl: 'https://ca.example/dir' },
+          { directoryUrl: 'http://other.example/dir' },
+          { directoryUrl: 'https://CA.example/dir', keyType: 'rsa2048' }
+        ]
+      }
+    })
+    assert.equal(code, 1)
+    const prefix = site.configFile + ': '
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      prefix + '/acme/issuers/1/directoryUrl: must be an https URL (the account key signs requests and certificates come back over it); "allowInsecureDirectory": true accepts http for a local test CA',
+      prefix + '/acme/issuers/2/directoryUrl: the same CA as /acme/issuers/0 (list each CA once)'
+    ])
+    const eab = await check(t, { ...GOOD, acme: { ...GOOD.acme, issuers: [{ directoryUrl: 'https://ca.example/dir' }, { directoryUrl: 'https://zerossl.example/dir', eab: { keyId: 'k', hmacKeyFile: 'zerossl.key' } }] } })
+    assert.equal(eab.code, 1)
+    assert.equal(eab.stderr, eab.site.configFile + ': /acme/issuers/1/eab/hmacKeyFile: ' + path.join(eab.site.dir, 'zerossl.key') + ' cannot be read (ENOENT)\n')
+    const bad = await check(t, { ...GOOD, acme: { ...GOOD.acme, issuers: [] } })
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /\/acme\/issuers: /)
+  })
+
+  it('makes a folder of its own for each CA in the storage directory', async (t) => {
+    const { code, stderr, site } = await check(t, { ...GOOD, acme: { ...GOOD.acme, issuers: [{ directoryUrl: 'https://ca.example/dir' }, { directoryUrl: 'https://other.example:8443/acme/directory' }] } })
+    assert.equal(stderr, '')
+    assert.equal(code, 0)
+    assert.deepEqual((await fs.readdir(path.join(site.dir, 'state', 'acme'))).sort(), ['ca.example-dir', 'challenges', 'other.example-8443-acme-directory'])
+  })
+
   it('refuses IP addresses, wildcards and malformed names, and an unknown challenge type', async (t) => {
     const { code, stderr, site } = await check(t, {
       ...GOOD,

@@ -11,13 +11,14 @@ const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { httpsRequest } = require('../helpers/tls')
 const { skipWithout, requireTools } = require('../helpers/tools')
+const { issuerKey } = require('../../lib/acme/issuers')
 const { NAME, TOOLS, setUp, handshake, storedFingerprint, until } = require('../helpers/acme')
 
 describe('automatic HTTPS failures and fleets', { skip: skipWithout(...TOOLS) }, () => {
   before(() => requireTools(null, ...TOOLS))
 
   it('logs what the CA refuses, serves the stand-in meanwhile, and shows the failure in the metrics and on the status page', async (t) => {
-    const { ports, site } = await setUp(t, {
+    const { ports, pebble, site } = await setUp(t, {
       pebble: { blocked: ['blocked.example'] },
       acme: { names: ['blocked.example'], retryDelay: 60000 },
       config: { metricsPath: '/metrics' }
@@ -30,10 +31,11 @@ describe('automatic HTTPS failures and fleets', { skip: skipWithout(...TOOLS) },
     const res = await get('/index.html')
     assert.equal(res.status, 200)
     const metrics = (await get('/metrics')).body.split('\n')
+    const issuer = issuerKey(pebble.directoryUrl)
     for (const line of [
-      'svr_acme_certificate_expiry_timestamp_seconds{name="blocked.example"} 0',
-      'svr_acme_orders_total{result="issued"} 0',
-      'svr_acme_orders_total{result="failed"} 1',
+      'svr_acme_certificate_expiry_timestamp_seconds{name="blocked.example",issuer=""} 0',
+      'svr_acme_orders_total{issuer="' + issuer + '",result="issued"} 0',
+      'svr_acme_orders_total{issuer="' + issuer + '",result="failed"} 1',
       'svr_acme_failures{name="blocked.example"} 1'
     ]) assert.ok(metrics.includes(line), line)
     const status = await get('/svrjsstatus.svr')
@@ -65,7 +67,7 @@ describe('automatic HTTPS failures and fleets', { skip: skipWithout(...TOOLS) },
     // Either instance may order before the other one even listens: Pebble
     // validates on whichever listens, as through a load balancer in front
     // of both, and each answers the other's challenges from the storage.
-    const { ports, pebble, site, storage } = await setUp(t, { fleet: true })
+    const { ports, pebble, site, storage, storageRoot } = await setUp(t, { fleet: true })
     // The second instance: other ports, same storage (as behind a load balancer, with a shared volume).
     const second = await makeSite(t, {}, { 'index.html': 'hello\n' })
     const secondHttps = ports.secondHttps
@@ -76,7 +78,7 @@ describe('automatic HTTPS failures and fleets', { skip: skipWithout(...TOOLS) },
       port: '127.0.0.1:' + ports.secondHttp,
       sport: '127.0.0.1:' + secondHttps,
       stateDirectory: null,
-      acme: { ...config.acme, storageDirectory: storage }
+      acme: { ...config.acme, storageDirectory: storageRoot }
     })
     const [a, b] = await Promise.all([startSvr(t, site.configFile), startSvr(t, second.configFile)])
     await Promise.any([a, b].map((svr) => svr.waitFor(/certificate issued/, 20000)))

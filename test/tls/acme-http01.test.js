@@ -13,6 +13,7 @@ const { startSvr } = require('../helpers/server')
 const { httpsRequest } = require('../helpers/tls')
 const { request } = require('../helpers/http')
 const { skipWithout, requireTools } = require('../helpers/tools')
+const { issuerKey } = require('../../lib/acme/issuers')
 const { NAME, TOOLS, setUp, handshake, tlsLoop, storedFingerprint, until } = require('../helpers/acme')
 
 describe('automatic HTTPS over http-01', { skip: skipWithout(...TOOLS) }, () => {
@@ -37,8 +38,9 @@ describe('automatic HTTPS over http-01', { skip: skipWithout(...TOOLS) }, () => 
     assert.equal(pebble.orders(), 1, 'one order; svr said:\n' + svr.output.split('\n').filter((line) => /acme:|up \(pid/.test(line)).join('\n'))
     const notAfter = Date.parse(new crypto.X509Certificate(await fs.readFile(path.join(storage, 'certificates', NAME, 'cert.pem'))).validTo)
     const metrics = (await httpsRequest(ports.https, '/metrics', { servername: NAME, headers: { host: NAME } })).body.split('\n')
-    assert.ok(metrics.includes('svr_acme_certificate_expiry_timestamp_seconds{name="acme-test.example"} ' + notAfter / 1000), metrics.join('\n'))
-    assert.ok(metrics.includes('svr_acme_orders_total{result="issued"} 1'))
+    const issuer = issuerKey(pebble.directoryUrl)
+    assert.ok(metrics.includes('svr_acme_certificate_expiry_timestamp_seconds{name="acme-test.example",issuer="' + issuer + '"} ' + notAfter / 1000), metrics.join('\n'))
+    assert.ok(metrics.includes('svr_acme_orders_total{issuer="' + issuer + '",result="issued"} 1'))
     // Keys readable by the service user only.
     for (const file of ['account.key', 'certificates/' + NAME + '/key.pem', 'certificates/' + NAME + '/cert.pem']) {
       assert.equal((await fs.stat(path.join(storage, file))).mode & 0o777, 0o600, file)

@@ -4,9 +4,9 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const { explainFailure } = require('../../lib/acme/failures')
 
-const NONE = { eab: null }
+const NONE = { eab: null, setting: 'acme' }
 
-describe('explainFailure(words, settings)', () => {
+describe('explainFailure(words, issuer)', () => {
   it('should add what to change to the failures a CA reports, in its own words', () => {
     const cases = [
       ['DNS problem: NXDOMAIN looking up A for www.example.com - check that a DNS record exists for this domain',
@@ -26,7 +26,19 @@ describe('explainFailure(words, settings)', () => {
   })
 
   it('should say the binding was refused when one is set, and leave words it does not understand alone', () => {
-    assert.match(explainFailure('EAB MAC mismatch', { eab: { keyId: 'k' } }), /\(the CA refused the External Account Binding: check acme\.eab\.keyId/)
+    assert.match(explainFailure('EAB MAC mismatch', { eab: { keyId: 'k' }, setting: 'acme' }), /\(the CA refused the External Account Binding: check acme\.eab\.keyId/)
     assert.equal(explainFailure('Policy forbids issuing for name', NONE), 'Policy forbids issuing for name')
+  })
+
+  it('should name the entry of acme.issuers the failure came from', () => {
+    const second = { eab: null, setting: 'acme.issuers[1]' }
+    assert.equal(explainFailure("newAccount requests must include a value for the 'externalAccountBinding' field", second),
+      "newAccount requests must include a value for the 'externalAccountBinding' field (the CA requires External Account Binding: " +
+      'set acme.issuers[1].eab to the key id and HMAC key it gave)')
+    assert.equal(explainFailure('Order includes unrecognized profile name "nope"', second),
+      'Order includes unrecognized profile name "nope" (the CA does not offer this profile: set acme.issuers[1].profile or acme.profile ' +
+      'to one its directory lists under meta.profiles, or null)')
+    assert.equal(explainFailure('Order includes unrecognized profile name "nope"', NONE),
+      'Order includes unrecognized profile name "nope" (the CA does not offer this profile: set acme.profile to one its directory lists under meta.profiles, or null)')
   })
 })
