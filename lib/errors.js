@@ -10,6 +10,7 @@ const { format } = require('node:util')
  */
 const CODES = {
   SVR_ERR_ACME_CHALLENGE: { message: 'the CA offers no %s challenge for %s' },
+  SVR_ERR_ACME_DNS_PROPAGATION: { message: 'the dns-01 record %s did not appear within %d s at %s' },
   SVR_ERR_ACME_ORDER: { message: 'acme: %s: order failed (attempt %d): %s' },
   SVR_ERR_ACME_UNREACHABLE: { message: 'cannot reach the CA: %s' },
   SVR_ERR_ACME_UNTRUSTED: { message: 'the CA\'s HTTPS certificate does not verify (%s): a CA with a private root (a test or in-house CA) needs its root certificate in the PEM file named by acme.caBundle' },

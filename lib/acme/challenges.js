@@ -23,6 +23,23 @@ class ChallengeAnswers {
     this.alpn = new Map()
   }
 
+  /**
+   * What AcmeClient#obtain publishes and withdraws the answers for one name through.
+   * @param {string} name
+   * @param {import('./dns').DnsChallenges|null} dns
+   * @returns {object}
+   */
+  forName (name, dns) {
+    return {
+      http: (token, keyAuthorization) => this.openToken(token, keyAuthorization),
+      httpDone: (token) => this.closeToken(token),
+      alpn: (certificate) => this.openAlpn(name, certificate),
+      alpnDone: () => this.closeAlpn(name),
+      dns: (identifier, value) => dns.put(identifier, value),
+      dnsDone: (identifier, value) => dns.remove(identifier, value)
+    }
+  }
+
   async openToken (token, keyAuthorization) {
     this.tokens.set(token, keyAuthorization)
     await this.storage().writeChallenge(token, keyAuthorization)

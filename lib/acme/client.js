@@ -7,8 +7,9 @@ const acme = require('acme-client')
 const axios = require('axios')
 const { svrError } = require('../errors')
 const { certificateId, suggestedWindow, recheckDelay } = require('./ari')
-const { readEabKey } = require('./storage')
+const { readEabKey } = require('./check')
 const { explainFailure } = require('./failures')
+const { challengesForName } = require('./names')
 
 // Every request to the CA gives up after this long, so that a CA that
 // accepts the connection and never answers cannot hold an order (and its
@@ -96,7 +97,7 @@ class AcmeClient {
    * @returns {string[]} the challenges to try for it, the one that worked last first
    */
   challengesFor (name) {
-    const { challenges } = this.settings
+    const challenges = challengesForName(name, this.settings.challenges)
     const last = this.worked.get(name)
     return challenges.includes(last) ? [last, ...challenges.filter((type) => type !== last)] : challenges
   }
@@ -106,8 +107,9 @@ class AcmeClient {
    * challenge in turn until one is validated (a CA that cannot be reached,
    * or one that refuses for its rate limits, is not asked again).
    * @param {string} name
-   * @param {{http: Function, httpDone: Function, alpn: Function, alpnDone: Function}} answer
-   *   publish and withdraw the answer to a challenge: http(token, keyAuthorization), alpn({cert, key})
+   * @param {{http: Function, httpDone: Function, alpn: Function, alpnDone: Function, dns: Function, dnsDone: Function}} answer
+   *   publish and withdraw the answer to a challenge: http(token, keyAuthorization), alpn({cert, key}),
+   *   dns(identifier, value)
    * @returns {Promise<{cert: string, key: string}>} the chain (leaf first) and its new private key
    */
   async obtain (name, answer) {
@@ -165,14 +167,20 @@ class AcmeClient {
           await answer.http(challenge.token, keyAuthorization)
           return
         }
+        // For dns-01 acme-client gives the record's value (the key authorization's digest).
+        if (type === 'dns-01') {
+          await answer.dns(authz.identifier.value, keyAuthorization)
+          return
+        }
         // An EC key like the certificates': OpenSSL keeps the default
         // certificate's EC slot across the SNI switch and would prefer it
         // to an RSA challenge certificate.
         const [alpnKey, alpnCert] = await acme.crypto.createAlpnCertificate(authz, keyAuthorization, await acme.crypto.createPrivateEcdsaKey())
         await answer.alpn({ cert: String(alpnCert), key: String(alpnKey) })
       },
-      challengeRemoveFn: async (authz, challenge) => {
+      challengeRemoveFn: async (authz, challenge, keyAuthorization) => {
         if (type === 'http-01') await answer.httpDone(challenge.token)
+        else if (type === 'dns-01') await answer.dnsDone(authz.identifier.value, keyAuthorization)
         else await answer.alpnDone()
       }
     })

@@ -20,6 +20,10 @@ const EXPLANATIONS = [
       ' to one its directory lists under meta.profiles, or null'
   },
   {
+    pattern: /^nsupdate .*\b(REFUSED|NOTAUTH|BADKEY|BADSIG|NOTZONE)\b/,
+    explain: () => 'the DNS server refused the update: check that acme.dns.tsigKeyFile holds a key the zone allows updates with, and acme.dns.server and acme.dns.zone'
+  },
+  {
     pattern: /rate ?limit|too many (certificates|failed authorizations|new orders|registrations)/i,
     explain: () => 'a rate limit of the CA: it passes by itself, and svr waits as long as the CA says'
   },

@@ -46,6 +46,8 @@ class CertificateManager {
     // The CAs (lib/acme/issuer-chain.js); the first one's storage holds the order locks and challenges.
     this.issuers = null
     this.storage = null
+    // dns-01 (lib/acme/dns), when acme.dns is set.
+    this.dns = null
     // name -> {cert, key, notBefore, notAfter}: what the workers serve.
     this.certificates = new Map()
     // name -> {timer, failures, lastError, nextCheck, ordering, unavailable}
@@ -86,6 +88,7 @@ class CertificateManager {
     this.issuers = new IssuerChain(acme, (issuer) => this.openStorage(acme, issuer), this.log, { worked: this.worked, counts: this.orderCounts })
     this.storage = this.issuers.primary.storage
     this.windows = new RenewalWindows(this.issuers, this.log)
+    this.dns = acme.dns === null ? null : new (require('./dns').DnsChallenges)(acme.dns, this.log)
     this.loaded = this.loadStored()
     this.loaded.then(() => this.listening).then(() => {
       for (const name of acme.names) this.schedule(name, 0)
@@ -240,12 +243,7 @@ class CertificateManager {
     this.log.info('acme: ' + name + ': ' + (renewing ? 'renewing' : 'ordering') + ' a certificate from ' + this.issuers.plan(name))
     let pair, issuer
     try {
-      ({ pair, issuer } = await this.issuers.obtain(name, {
-        http: (token, keyAuthorization) => this.challenges.openToken(token, keyAuthorization),
-        httpDone: (token) => this.challenges.closeToken(token),
-        alpn: (certificate) => this.challenges.openAlpn(name, certificate),
-        alpnDone: () => this.challenges.closeAlpn(name)
-      }))
+      ({ pair, issuer } = await this.issuers.obtain(name, this.challenges.forName(name, this.dns)))
     } catch (err) {
       if (!(err instanceof ChainFailure)) throw err // the storage's: logged once the lock is let go
       this.failed(name, state, err, renewing)

@@ -12,27 +12,40 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /**
  * The names automatic HTTPS gets certificates for: `acme.names`, or else
- * `domain` and every `sni` name that is no wildcard (a CA validates a
- * wildcard only over DNS, which svr does not answer). Lower case, without
- * duplicates, in the order given.
+ * `domain` and every `sni` name that is no wildcard, and with `acme.dns`
+ * the wildcards a CA issues for too ("*.example.com": a CA validates a
+ * wildcard only over DNS). Lower case, without duplicates, in the order given.
  * @param {object} config validated, with defaults
  * @returns {string[]}
  */
 function acmeNames (config) {
+  const wildcards = config.acme.dns !== null
   const given = config.acme.names !== null
     ? config.acme.names
-    : [config.domain, ...Object.keys(config.sni).map(hostPart)].filter((name) => name !== '' && !name.includes('*'))
+    : [config.domain, ...Object.keys(config.sni).map(hostPart)]
+        .filter((name) => name !== '' && (!name.includes('*') || (wildcards && isWildcard(name))))
   return [...new Set(given.map((name) => name.toLowerCase()))]
 }
 
+// "*." and then a name with no other "*": the only wildcard CAs issue for.
+function isWildcard (name) {
+  return name.startsWith('*.') && !name.slice(2).includes('*')
+}
+
 /**
- * Why a name cannot be validated by http-01 or tls-alpn-01, or null.
+ * Why a CA cannot issue for a name, or null.
  * @param {string} name
+ * @param {boolean} [dns] whether dns-01 is set up (acme.dns), which wildcards need
  * @returns {string|null}
  */
-function nameProblem (name) {
+function nameProblem (name, dns = false) {
   if (net.isIP(name) !== 0) return 'is an IP address; certificates are obtained for DNS names only'
-  if (name.includes('*')) return 'is a wildcard, which a CA validates only over DNS (dns-01); svr answers http-01 and tls-alpn-01'
+  if (isWildcard(name)) {
+    if (!dns) return 'is a wildcard, which a CA validates only over DNS (dns-01): set acme.dns'
+    const base = nameProblem(name.slice(2))
+    return base === null ? null : 'is not a valid wildcard such as "*.example.com"'
+  }
+  if (name.includes('*')) return 'is not a wildcard a CA issues for: only a whole leftmost label may be "*", as in "*.example.com"'
   const lower = name.toLowerCase()
   const labels = lower.split('.')
   if (lower.length > MAX_NAME_LENGTH || labels.length < 2 || !labels.every((label) => LABEL.test(label))) {
@@ -59,54 +72,106 @@ function acmeProblems (data) {
   problems.push(...directoryUrls(acme).flatMap(({ pointer, url }) => directoryProblems(pointer, url, acme)), ...issuersProblems(acme), ...namesProblems(data))
   const renewBefore = renewBeforeProblem(acme.renewBeforeDays)
   if (renewBefore !== null) problems.push(renewBefore)
-  problems.push(...challengeProblems(data))
+  problems.push(...challengeProblems(data), ...dnsProblems(acme.dns))
   if (acme.storageDirectory === null && data.stateDirectory === null) {
     problems.push('/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"')
   }
   return problems
 }
 
-const CHALLENGES = ['http-01', 'tls-alpn-01']
+const CHALLENGES = ['http-01', 'tls-alpn-01', 'dns-01']
 
 /**
  * The challenges automatic HTTPS tries, in the configured order: those of
- * `acme.challenge` (every one when null) that the listeners allow. http-01
- * needs the plain-HTTP server, which disableNonEncryptedServer turns off;
- * tls-alpn-01 the secure one, which automatic HTTPS always has.
+ * `acme.challenge` (every one when null) that can work. http-01 needs the
+ * plain-HTTP server, which disableNonEncryptedServer turns off; tls-alpn-01
+ * the secure one, which automatic HTTPS always has; dns-01 `acme.dns`.
  * @param {object} data the configuration
  * @returns {string[]}
  */
 function acmeChallenges (data) {
-  const { challenge } = data.acme
+  const { challenge, dns } = data.acme
   const wanted = challenge === null ? CHALLENGES : Array.isArray(challenge) ? challenge : [challenge]
-  return wanted.filter((type) => type !== 'http-01' || data.disableNonEncryptedServer !== true)
+  return wanted.filter((type) => type === 'http-01' ? data.disableNonEncryptedServer !== true : type !== 'dns-01' || isObject(dns))
+}
+
+/**
+ * @param {string} name
+ * @param {string[]} challenges the configuration's (acmeChallenges)
+ * @returns {string[]} those that can validate the name: dns-01 alone for a wildcard
+ */
+function challengesForName (name, challenges) {
+  return isWildcard(name) ? challenges.filter((type) => type === 'dns-01') : challenges
 }
 
 function challengeProblems (data) {
-  const { challenge } = data.acme
+  const { challenge, dns } = data.acme
   // Values of the wrong form have their own schema message.
   const listed = Array.isArray(challenge) ? challenge : [challenge]
   const valid = challenge === null || (listed.length !== 0 && listed.every((type) => CHALLENGES.includes(type)))
-  if (!valid || acmeChallenges(data).length !== 0) return []
+  if (!valid) return []
+  if (challenge !== null && listed.includes('dns-01') && !isObject(dns)) {
+    return ['/acme/challenge: dns-01 needs "acme.dns", which says how to put up the TXT records']
+  }
+  if (acmeChallenges(data).length !== 0) return []
   return ['/acme/challenge: http-01 is the only challenge allowed, and it needs the plain-HTTP server on "port", which ' +
     '"disableNonEncryptedServer" turns off, so no certificate could ever be validated: add "tls-alpn-01" or use null']
 }
 
+// What `acme.dns` needs beyond its schema: the settings of its provider.
+function dnsProblems (dns) {
+  if (!isObject(dns)) return []
+  const problems = []
+  if (dns.provider === 'rfc2136' && typeof dns.server !== 'string') problems.push('/acme/dns/server: "rfc2136" needs the IP address of the DNS server that takes the updates')
+  if (typeof dns.server === 'string' && !isServerAddress(dns.server)) problems.push('/acme/dns/server: must be an IP address, with ":port" when not 53, such as "192.0.2.53" or "[2001:db8::53]:5353"')
+  if (dns.provider === 'exec' && typeof dns.command !== 'string') problems.push('/acme/dns/command: "exec" needs the program that puts up and removes the records')
+  if (Array.isArray(dns.resolvers)) {
+    dns.resolvers.forEach((resolver, i) => {
+      if (typeof resolver === 'string' && !isServerAddress(resolver)) problems.push('/acme/dns/resolvers/' + i + ': must be an IP address, with ":port" when not 53')
+    })
+  }
+  return problems
+}
+
+function isServerAddress (text) {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text)
+  if (bracketed !== null) return net.isIPv6(bracketed[1]) && (bracketed[2] === undefined || Number(bracketed[2]) <= 65535)
+  if (net.isIP(text) !== 0) return true
+  const [host, port] = text.split(':')
+  return net.isIPv4(host) && /^\d{1,5}$/.test(port || '') && Number(port) <= 65535
+}
+
+function wildcardProblems (data, names) {
+  if (!isObject(data.acme.dns)) return []
+  const problems = []
+  const challenges = acmeChallenges(data)
+  names.forEach((name, i) => {
+    if (typeof name === 'string' && isWildcard(name) && challengesForName(name, challenges).length === 0) {
+      problems.push('/acme/names/' + i + ': ' + JSON.stringify(name) + ' is a wildcard, which only dns-01 validates: add "dns-01" to acme.challenge or use null')
+    }
+  })
+  return problems
+}
+
+function isObject (value) {
+  return value !== null && typeof value === 'object'
+}
+
 function namesProblems (data) {
-  const { names } = data.acme
+  const { names, dns } = data.acme
   const problems = []
   if (Array.isArray(names)) {
     names.forEach((name, i) => {
-      const problem = typeof name === 'string' ? nameProblem(name) : null
+      const problem = typeof name === 'string' ? nameProblem(name, isObject(dns)) : null
       if (problem !== null) problems.push('/acme/names/' + i + ': ' + JSON.stringify(name) + ' ' + problem)
     })
     if (names.length === 0) problems.push('/acme/names: must name at least one host name')
-    return problems
+    return [...problems, ...wildcardProblems(data, names)]
   }
   // Invalid domain or sni values have their own schema messages.
   if (names !== null || typeof data.domain !== 'string' || data.sni === null || typeof data.sni !== 'object') return problems
   if (acmeNames(data).length === 0) problems.push('/acme/names: no names to certify: set "domain", "sni" names or "acme.names"')
-  const domainProblem = data.domain === '' ? null : nameProblem(data.domain)
+  const domainProblem = data.domain === '' ? null : nameProblem(data.domain, isObject(dns))
   if (domainProblem !== null) problems.push('/domain: ' + JSON.stringify(data.domain) + ' ' + domainProblem + ' (automatic HTTPS certifies it; set "acme.names" to choose others)')
   return problems
 }
@@ -124,4 +189,4 @@ function directoryProblems (pointer, given, acme) {
   return [pointer + ': must be an https URL (the account key signs requests and certificates come back over it); "allowInsecureDirectory": true accepts http for a local test CA']
 }
 
-module.exports = { acmeChallenges, acmeNames, acmeProblems, nameProblem }
+module.exports = { acmeChallenges, acmeNames, acmeProblems, nameProblem, challengesForName, isWildcard }

@@ -48,10 +48,16 @@ class WorkerCertificates {
 
   /**
    * @param {string} servername lower case
-   * @returns {boolean} whether automatic HTTPS manages the name
+   * @returns {string|null} the name automatic HTTPS manages that covers it:
+   *   itself, or else the wildcard of the names one label up ("*.example.com"
+   *   covers "www.example.com", not "example.com" nor "a.b.example.com")
    */
-  manages (servername) {
-    return this.names.has(servername)
+  managedName (servername) {
+    if (this.names.has(servername)) return servername
+    const dot = servername.indexOf('.')
+    if (dot <= 0) return null
+    const wildcard = '*' + servername.slice(dot)
+    return this.names.has(wildcard) ? wildcard : null
   }
 
   /**

@@ -64,11 +64,12 @@ function createSniSelector (config, material, certificates) {
   function select (servername, callback) {
     const name = servername.toLowerCase()
     const configured = table === null ? undefined : table.lookup(name) || undefined
-    if (!certificates.manages(name)) {
+    const managed = certificates.managedName(name)
+    if (managed === null) {
       callback(null, configured)
       return
     }
-    certificates.select(name, offersAcmeTls(this)).then((context) => callback(null, context || configured), callback)
+    certificates.select(managed, offersAcmeTls(this)).then((context) => callback(null, context || configured), callback)
   }
   return { select }
 }

@@ -124,8 +124,8 @@ module.exports = [
     area: 'acme',
     file: 'lib/acme/names.js',
     what: 'http-01 kept without the plain-HTTP server',
-    find: "  return wanted.filter((type) => type !== 'http-01' || data.disableNonEncryptedServer !== true)\n",
-    replace: '  return wanted\n',
+    find: "type === 'http-01' ? data.disableNonEncryptedServer !== true : ",
+    replace: "type === 'http-01' ? true : ",
     tests: ['test/tls/acme-config.test.js']
   },
   {
@@ -231,5 +231,45 @@ module.exports = [
     find: 'if (pair !== null && pair.notAfter > Date.now() && (newest === null',
     replace: 'if (pair !== null && (newest === null',
     tests: ['test/unit/acme-storage-leftover.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/worker.js',
+    what: 'a wildcard certificate covers names two labels down',
+    find: "    const wildcard = '*' + servername.slice(dot)\n",
+    replace: "    const wildcard = '*' + servername.slice(servername.indexOf('.', dot + 1) > 0 ? servername.indexOf('.', dot + 1) : dot)\n",
+    tests: ['test/unit/acme-dns.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/dns/index.js',
+    what: 'the dns-01 record is not removed after the validation',
+    find: '    await this.provider.cleanup(fqdn, value).catch(',
+    replace: '    await Promise.resolve().catch(',
+    tests: ['test/tls/acme-dns.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/dns/index.js',
+    what: 'the CA is told to look before the dns-01 record is out',
+    find: '    await waitForRecord(fqdn, value, servers, this.settings.propagationTimeout)\n',
+    replace: '',
+    tests: ['test/tls/acme-dns.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/dns/index.js',
+    what: 'a record that could not be put up is removed all the same',
+    find: "    if (!this.open.delete(fqdn + ' ' + value)) return\n",
+    replace: '',
+    tests: ['test/tls/acme-dns.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/dns/index.js',
+    what: 'the record of a wildcard is put under "*."',
+    find: "  return '_acme-challenge.' + name.replace(/^\\*\\./, '')\n",
+    replace: "  return '_acme-challenge.' + name\n",
+    tests: ['test/unit/acme-dns.test.js', 'test/tls/acme-dns.test.js']
   }
 ]

@@ -22,10 +22,12 @@ const START_TIMEOUT_MS = 10000
  *   validity: seconds a certificate is valid; blocked: names Pebble refuses;
  *   eab: key id -> base64url HMAC key, when accounts need External Account Binding;
  *   profiles: name -> seconds a certificate of that ACME profile is valid,
- *   besides "default" (an order that names none gets one of them at random)
+ *   besides "default" (an order that names none gets one of them at random);
+ *   dnsServer: "ip:port" of a DNS server Pebble asks instead of its own
+ *   (an authoritative one, for dns-01)
  * @returns {Promise<Pebble>}
  */
-async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 3600, blocked = [], eab = null, profiles = {} } = {}) {
+async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 3600, blocked = [], eab = null, profiles = {}, dnsServer = null } = {}) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-pebble-'))
   t.after(() => removeDir(dir))
   const testData = path.join(goModuleDir(PEBBLE_MODULE), 'test')
@@ -51,8 +53,12 @@ async function startPebble (t, { httpPort = 5002, tlsPort = 5001, validity = 360
   }
   const configFile = path.join(dir, 'pebble-config.json')
   await fs.writeFile(configFile, JSON.stringify(config))
-  const pebble = new Pebble(configFile, ports, path.join(testData, 'certs', 'pebble.minica.pem'))
+  const pebble = new Pebble(configFile, ports, path.join(testData, 'certs', 'pebble.minica.pem'), dnsServer)
   t.after(() => pebble.stop())
+  if (dnsServer !== null) {
+    await pebble.start()
+    return pebble
+  }
   const dns = new Child(which('pebble-challtestsrv'), [
     '-defaultIPv4', '127.0.0.1', '-defaultIPv6', '',
     '-dnsserver', '127.0.0.1:' + ports.dns, '-management', '127.0.0.1:' + ports.dnsManagement,
@@ -92,9 +98,10 @@ class Child {
 }
 
 class Pebble {
-  constructor (configFile, ports, caBundle) {
+  constructor (configFile, ports, caBundle, dnsServer) {
     this.configFile = configFile
     this.ports = ports
+    this.dnsServer = dnsServer || '127.0.0.1:' + ports.dns
     // The CA of Pebble's own HTTPS certificate (the `acme.caBundle` of svr).
     this.caBundle = caBundle
     this.directoryUrl = 'https://127.0.0.1:' + ports.acme + '/dir'
@@ -105,7 +112,7 @@ class Pebble {
   }
 
   async start () {
-    this.server = new Child(which('pebble'), ['-config', this.configFile, '-dnsserver', '127.0.0.1:' + this.ports.dns], {
+    this.server = new Child(which('pebble'), ['-config', this.configFile, '-dnsserver', this.dnsServer], {
       // No random sleeps before validating, and no nonces refused at random.
       PEBBLE_VA_NOSLEEP: '1',
       PEBBLE_WFE_NONCEREJECT: '0'

@@ -31,7 +31,9 @@ const TOOLS = {
   strace: 'strace',
   h2load: 'nghttp2-client',
   'redis-server': 'redis-server',
-  'redis-sentinel': 'redis-sentinel'
+  'redis-sentinel': 'redis-sentinel',
+  knotd: 'knot',
+  nsupdate: 'bind9-dnsutils'
 }
 
 /**

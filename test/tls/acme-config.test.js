@@ -92,14 +92,14 @@ describe('acme in --check-config', () => {
   it('refuses IP addresses, wildcards and malformed names, and an unknown challenge type', async (t) => {
     const { code, stderr, site } = await check(t, {
       ...GOOD,
-      acme: { ...GOOD.acme, names: ['ok.example.com', '192.0.2.1', '*.example.com', 'bad_name.example.com', 'localhost'], challenge: 'dns-01' }
+      acme: { ...GOOD.acme, names: ['ok.example.com', '192.0.2.1', '*.example.com', 'bad_name.example.com', 'localhost'], challenge: 'dns-02' }
     })
     assert.equal(code, 1)
     const prefix = site.configFile + ': '
     assert.deepEqual(stderr.trimEnd().split('\n'), [
-      prefix + '/acme/challenge: must be "http-01", "tls-alpn-01", a list of them, or null',
+      prefix + '/acme/challenge: must be "http-01", "tls-alpn-01", "dns-01", a list of them, or null',
       prefix + '/acme/names/1: "192.0.2.1" is an IP address; certificates are obtained for DNS names only',
-      prefix + '/acme/names/2: "*.example.com" is a wildcard, which a CA validates only over DNS (dns-01); svr answers http-01 and tls-alpn-01',
+      prefix + '/acme/names/2: "*.example.com" is a wildcard, which a CA validates only over DNS (dns-01): set acme.dns',
       prefix + '/acme/names/3: "bad_name.example.com" is not a valid DNS name with a domain, such as "www.example.com"',
       prefix + '/acme/names/4: "localhost" is not a valid DNS name with a domain, such as "www.example.com"'
     ])
@@ -128,10 +128,12 @@ describe('acme in --check-config', () => {
       const good = await check(t, { ...plainOff, acme: { ...GOOD.acme, challenge } })
       assert.equal(good.code, 0, JSON.stringify(challenge) + ': ' + good.stderr)
     }
-    for (const challenge of [[], ['http-01', 'http-01'], ['dns-01']]) {
+    for (const challenge of [[], ['http-01', 'http-01'], ['dns-02']]) {
       const bad = await check(t, { ...GOOD, acme: { ...GOOD.acme, challenge } })
-      assert.deepEqual(bad.stderr.trimEnd().split('\n'), [bad.site.configFile + ': /acme/challenge: must be "http-01", "tls-alpn-01", a list of them, or null'], JSON.stringify(challenge))
+      assert.deepEqual(bad.stderr.trimEnd().split('\n'), [bad.site.configFile + ': /acme/challenge: must be "http-01", "tls-alpn-01", "dns-01", a list of them, or null'], JSON.stringify(challenge))
     }
+    const noDns = await check(t, { ...GOOD, acme: { ...GOOD.acme, challenge: ['dns-01'] } })
+    assert.equal(noDns.stderr, noDns.site.configFile + ': /acme/challenge: dns-01 needs "acme.dns", which says how to put up the TXT records\n')
   })
 
   it('refuses a renewal margin that would renew every certificate the moment it is issued, and accepts 89 days', async (t) => {
