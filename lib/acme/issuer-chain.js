@@ -60,6 +60,27 @@ class IssuerChain {
   }
 
   /**
+   * What to serve for a configured name at start, and what to log of it.
+   * @param {string} name
+   * @returns {Promise<{certificate: object|null, says: string}>}
+   */
+  async atStart (name) {
+    const stored = await this.readStored(name)
+    if (stored !== null && stored.notAfter > Date.now()) {
+      return { certificate: stored, says: 'certificate loaded from storage, valid until ' + new Date(stored.notAfter).toISOString() }
+    }
+    const leftover = await this.leftover(name)
+    if (leftover !== null) {
+      const from = leftover.issuer === '' ? 'an earlier build\'s storage' : leftover.issuer + ', a CA no longer configured,'
+      return { certificate: leftover, says: 'serving the certificate of ' + from + ' until one is issued' }
+    }
+    return {
+      certificate: null,
+      says: 'no certificate yet; ordering one (until it arrives, TLS handshakes for this name get the default certificate, or fail without one)'
+    }
+  }
+
+  /**
    * @param {string} name
    * @returns {Promise<object|null>} a valid certificate of the name from a CA no longer configured
    */

@@ -11,6 +11,7 @@ const { ChainFailure } = require('./failures')
 const { RenewalWindows, RECHECK_DEFAULT_MS } = require('./ari')
 const { acmeMetricSeries, acmeSummary } = require('./metrics')
 const { certificateServices } = require('./services')
+const { OnDemandCertificates } = require('./on-demand')
 
 // Even with nothing due, every name is checked this often: a certificate
 // that another instance renewed in the shared storage is picked up, and a
@@ -46,8 +47,9 @@ class CertificateManager {
     // The CAs (lib/acme/issuer-chain.js); the first one's storage holds the order locks and challenges.
     this.issuers = null
     this.storage = null
-    // dns-01 (lib/acme/dns), when acme.dns is set.
+    // dns-01 (lib/acme/dns) and certificates on demand (lib/acme/on-demand.js), when configured.
     this.dns = null
+    this.onDemand = null
     // name -> {cert, key, notBefore, notAfter}: what the workers serve.
     this.certificates = new Map()
     // name -> {timer, failures, lastError, nextCheck, ordering, unavailable}
@@ -89,6 +91,7 @@ class CertificateManager {
     this.storage = this.issuers.primary.storage
     this.windows = new RenewalWindows(this.issuers, this.log)
     this.dns = acme.dns === null ? null : new (require('./dns').DnsChallenges)(acme.dns, this.log)
+    this.onDemand = acme.onDemand === null ? null : new OnDemandCertificates(acme.onDemand, this)
     this.loaded = this.loadStored()
     this.loaded.then(() => this.listening).then(() => {
       for (const name of acme.names) this.schedule(name, 0)
@@ -108,26 +111,23 @@ class CertificateManager {
     for (const state of this.names.values()) clearTimeout(state.timer)
     this.names.clear()
     this.certificates.clear()
-    this.acme = null
+    this.acme = this.onDemand = null
   }
 
   async loadStored () {
     await this.issuers.prepare()
     for (const name of this.acme.names) {
-      this.names.set(name, { timer: null, failures: 0, lastError: null, nextCheck: null, ordering: false, unavailable: null })
-      const stored = await this.issuers.readStored(name)
-      const leftover = stored !== null && stored.notAfter > Date.now() ? null : await this.issuers.leftover(name)
-      if (stored !== null && stored.notAfter > Date.now()) {
-        this.adopt(name, stored)
-        this.log.info('acme: ' + name + ': certificate loaded from storage, valid until ' + new Date(stored.notAfter).toISOString())
-      } else if (leftover !== null) {
-        this.adopt(name, leftover)
-        this.log.info('acme: ' + name + ': serving the certificate of ' + (leftover.issuer === '' ? 'an earlier build\'s storage' : leftover.issuer + ', a CA no longer configured,') + ' until one is issued')
-      } else {
-        this.log.info('acme: ' + name + ': no certificate yet; ordering one (until it arrives, TLS handshakes for this name ' +
-          'get the default certificate, or fail without one)')
-      }
+      this.track(name)
+      const found = await this.issuers.atStart(name)
+      if (found.certificate !== null) this.adopt(name, found.certificate)
+      this.log.info('acme: ' + name + ': ' + found.says)
     }
+  }
+
+  // A name's state, made when it is first managed (at start, or on demand).
+  track (name) {
+    if (!this.names.has(name)) this.names.set(name, { timer: null, failures: 0, lastError: null, nextCheck: null, ordering: false, unavailable: null })
+    return this.names.get(name)
   }
 
   // Use a certificate from now on, and tell every worker.

@@ -72,7 +72,7 @@ function acmeProblems (data) {
   problems.push(...directoryUrls(acme).flatMap(({ pointer, url }) => directoryProblems(pointer, url, acme)), ...issuersProblems(acme), ...namesProblems(data))
   const renewBefore = renewBeforeProblem(acme.renewBeforeDays)
   if (renewBefore !== null) problems.push(renewBefore)
-  problems.push(...challengeProblems(data), ...dnsProblems(acme.dns))
+  problems.push(...challengeProblems(data), ...dnsProblems(acme.dns), ...onDemandProblems(acme.onDemand))
   if (acme.storageDirectory === null && data.stateDirectory === null) {
     problems.push('/acme/storageDirectory: automatic HTTPS keeps its account key and certificates on disk, so that a restart never orders again: set it, or "stateDirectory"')
   }
@@ -131,6 +131,21 @@ function dnsProblems (dns) {
     })
   }
   return problems
+}
+
+function onDemandProblems (onDemand) {
+  if (!isObject(onDemand)) return []
+  if (onDemand.ask === null && onDemand.allow === null) {
+    return ['/acme/onDemand: set "ask" or "allow" (or both): without either, anyone pointing a name at the server would have it ordered for']
+  }
+  if (typeof onDemand.ask !== 'string') return []
+  let url
+  try {
+    url = new URL(onDemand.ask)
+  } catch {
+    return ['/acme/onDemand/ask: must be an http or https URL such as "http://127.0.0.1:5000/domain-check"']
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? [] : ['/acme/onDemand/ask: must be an http or https URL such as "http://127.0.0.1:5000/domain-check"']
 }
 
 function isServerAddress (text) {

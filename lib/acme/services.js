@@ -20,6 +20,12 @@ function certificateServices (manager) {
         alpn: manager.acme === null || !manager.acme.challenges.includes('tls-alpn-01') ? null : await manager.challenges.alpnCertificate(msg.name)
       }
     },
+    // A handshake for a name no configuration lists (acme.onDemand): its certificate, or null to refuse it.
+    'acme-on-demand': async (msg) => {
+      await manager.loaded
+      const certificate = manager.onDemand === null ? null : await manager.onDemand.certificate(String(msg.name))
+      return certificate === null ? { cert: null, key: null } : { cert: certificate.cert, key: certificate.key }
+    },
     'acme-summary': () => manager.summary()
   }
 }

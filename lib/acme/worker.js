@@ -9,6 +9,9 @@ const LOOKUP_TIMEOUT_MS = 2000
 // not ask again for this long: the coordinator pushes the certificate when
 // it comes, and this only covers a worker that was not ready for the push.
 const LOOKUP_AGAIN_MS = 5000
+// What a handshake waits for a certificate on demand beyond acme.onDemand.timeout
+// (the decision: the `ask` endpoint and the storage).
+const DEMAND_MARGIN_MS = 10000
 // The protocol of a tls-alpn-01 validation (RFC 8737).
 const ACME_TLS_PROTOCOL = 'acme-tls/1'
 
@@ -34,6 +37,10 @@ class WorkerCertificates {
     this.lookups = new Map()
     // name -> when the coordinator last answered that it has nothing for it.
     this.missed = new Map()
+    // acme.onDemand: how long a handshake waits for a certificate; 0 when off.
+    this.demandTimeout = 0
+    // name -> the on-demand request in flight, so a burst of handshakes asks once.
+    this.demands = new Map()
   }
 
   /**
@@ -42,6 +49,7 @@ class WorkerCertificates {
    */
   configure (config, contextOptions) {
     this.names = new Set(config.acme.enabled ? config.acme.names : [])
+    this.demandTimeout = config.acme.enabled && config.acme.onDemand !== null ? config.acme.onDemand.timeout + DEMAND_MARGIN_MS : 0
     this.options = contextOptions
     for (const [name, entry] of this.served) this.served.set(name, entryOf(entry.pem, contextOptions))
   }
@@ -78,6 +86,27 @@ class WorkerCertificates {
     if (validation === true) return challenge === undefined ? null : challenge.context
     if (entry !== undefined) return entry.context
     return validation === null && challenge !== undefined ? challenge.context : null
+  }
+
+  /**
+   * The context of a name no configuration lists, with acme.onDemand: the
+   * certificate held, else the one the coordinator gets on demand.
+   * @param {string} servername lower case
+   * @returns {Promise<tls.SecureContext|null>} null: refuse the handshake
+   */
+  async demand (servername) {
+    if (!this.served.has(servername)) {
+      let pending = this.demands.get(servername)
+      if (pending === undefined) {
+        pending = this.coordinator.request('acme-on-demand', { name: servername }, { timeout: this.demandTimeout }).then((answer) => {
+          if (answer.cert !== null) this.install({ name: servername, cert: answer.cert, key: answer.key })
+        }, () => null).finally(() => this.demands.delete(servername))
+        this.demands.set(servername, pending)
+      }
+      await pending
+    }
+    const entry = this.served.get(servername)
+    return entry === undefined ? null : entry.context
   }
 
   // A validation always asks: its challenge may be minutes younger than the last answer.

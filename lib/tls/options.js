@@ -65,6 +65,10 @@ function createSniSelector (config, material, certificates) {
     const name = servername.toLowerCase()
     const configured = table === null ? undefined : table.lookup(name) || undefined
     const managed = certificates.managedName(name)
+    if (managed === null && configured === undefined && certificates.demandTimeout !== 0) {
+      onDemand(certificates, name, offersAcmeTls(this), callback)
+      return
+    }
     if (managed === null) {
       callback(null, configured)
       return
@@ -72,6 +76,14 @@ function createSniSelector (config, material, certificates) {
     certificates.select(managed, offersAcmeTls(this)).then((context) => callback(null, context || configured), callback)
   }
   return { select }
+}
+
+// A name no configuration lists, with acme.onDemand: its certificate (a
+// validation gets the open challenge's), or a TLS alert, never another
+// name's certificate.
+function onDemand (certificates, name, validation, callback) {
+  const context = validation === true ? certificates.select(name, true) : certificates.demand(name)
+  context.then((found) => found === null ? callback(new Error('no certificate for ' + name)) : callback(null, found), callback)
 }
 
 /**

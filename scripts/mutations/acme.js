@@ -271,5 +271,45 @@ module.exports = [
     find: "  return '_acme-challenge.' + name.replace(/^\\*\\./, '')\n",
     replace: "  return '_acme-challenge.' + name\n",
     tests: ['test/unit/acme-dns.test.js', 'test/tls/acme-dns.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/on-demand.js',
+    what: 'every handshake for a new name asks and orders for itself',
+    find: '      this.pending.set(name, pending)\n',
+    replace: '',
+    tests: ['test/tls/acme-on-demand.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/on-demand.js',
+    what: 'the ask endpoint\'s refusal is not heeded',
+    find: '    return this.settings.ask === null ? null : this.ask(name)\n',
+    replace: '    if (this.settings.ask !== null) await this.ask(name)\n    return null\n',
+    tests: ['test/tls/acme-on-demand.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/on-demand.js',
+    what: 'one new name more than maxNewNamesPerMinute is ordered',
+    find: 'if (this.started.length >= this.settings.maxNewNamesPerMinute) {',
+    replace: 'if (this.started.length > this.settings.maxNewNamesPerMinute) {',
+    tests: ['test/tls/acme-on-demand.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/on-demand.js',
+    what: 'a refused name is asked about again at each handshake',
+    find: '    if (Date.now() < (this.refused.get(name) ?? 0)) return null\n',
+    replace: '',
+    tests: ['test/tls/acme-on-demand.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/tls/options.js',
+    what: 'a name refused on demand gets the default certificate',
+    find: "found === null ? callback(new Error('no certificate for ' + name)) : callback(null, found)",
+    replace: 'callback(null, found || undefined)',
+    tests: ['test/tls/acme-on-demand.test.js']
   }
 ]

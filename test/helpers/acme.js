@@ -159,10 +159,11 @@ function tlsLoop (port, servername) {
 
 /**
  * @param {string} storage the folder of one CA in the ACME storage directory
- * @returns {Promise<string>} the SHA-256 fingerprint of the stored certificate of NAME
+ * @param {string} [name]
+ * @returns {Promise<string>} the SHA-256 fingerprint of the stored certificate of the name
  */
-async function storedFingerprint (storage) {
-  const pem = await fs.readFile(path.join(storage, 'certificates', NAME, 'cert.pem'), 'utf8')
+async function storedFingerprint (storage, name = NAME) {
+  const pem = await fs.readFile(path.join(storage, 'certificates', name, 'cert.pem'), 'utf8')
   return new crypto.X509Certificate(pem).fingerprint256
 }
 

@@ -82,6 +82,17 @@ describe('acme in --check-config', () => {
     assert.match(bad.stderr, /\/acme\/issuers: /)
   })
 
+  it('refuses acme.onDemand without ask or allow, and an ask that is no http URL', async (t) => {
+    const open = await check(t, { ...GOOD, acme: { ...GOOD.acme, onDemand: {} } })
+    assert.equal(open.code, 1)
+    assert.equal(open.stderr, open.site.configFile + ': /acme/onDemand: set "ask" or "allow" (or both): without either, anyone pointing a name at the server would have it ordered for\n')
+    const ftp = await check(t, { ...GOOD, acme: { ...GOOD.acme, onDemand: { ask: 'ftp://127.0.0.1/check' } } })
+    assert.equal(ftp.stderr, ftp.site.configFile + ': /acme/onDemand/ask: must be an http or https URL such as "http://127.0.0.1:5000/domain-check"\n')
+    const good = await check(t, { ...GOOD, acme: { ...GOOD.acme, onDemand: { ask: 'http://127.0.0.1:5000/check', allow: ['*.customers.example.net'] } } })
+    assert.equal(good.stderr, '')
+    assert.equal(good.code, 0)
+  })
+
   it('makes a folder of its own for each CA in the storage directory', async (t) => {
     const { code, stderr, site } = await check(t, { ...GOOD, acme: { ...GOOD.acme, issuers: [{ directoryUrl: 'https://ca.example/dir' }, { directoryUrl: 'https://other.example:8443/acme/directory' }] } })
     assert.equal(stderr, '')

@@ -44,7 +44,7 @@ describe('dns-01 helpers', () => {
 describe('WorkerCertificates#managedName(servername)', () => {
   it('should cover a name by itself first, else by the wildcard one label up only', () => {
     const certificates = new WorkerCertificates(null)
-    certificates.configure({ acme: { enabled: true, names: ['*.example.com', 'www.example.com'] } }, {})
+    certificates.configure({ acme: { enabled: true, names: ['*.example.com', 'www.example.com'], onDemand: null } }, {})
     assert.equal(certificates.managedName('www.example.com'), 'www.example.com')
     assert.equal(certificates.managedName('shop.example.com'), '*.example.com')
     assert.equal(certificates.managedName('example.com'), null)

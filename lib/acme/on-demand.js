@@ -1,0 +1,127 @@
+'use strict'
+
+const { wildcardPattern } = require('../hosts/server-names')
+const { nameProblem } = require('./names')
+
+// How long the `ask` endpoint may take to answer for a name.
+const ASK_TIMEOUT_MS = 5000
+// A name refused (by `allow`, `ask` or the rate) is not asked about again
+// for this long: a client retrying its handshake in a loop costs nothing.
+const REFUSED_FOR_MS = 60 * 1000
+const MINUTE_MS = 60 * 1000
+// Refused names remembered at most: handshakes for random names must not
+// grow the primary's memory without end.
+const REFUSED_MAX = 10000
+
+/**
+ * Certificates on demand: a name that no configuration lists gets one at
+ * its first TLS handshake, when `acme.onDemand` allows it (its `allow`
+ * patterns, and its `ask` endpoint answering 2xx for it), within a rate of
+ * new names per minute. Every worker's handshakes for a name wait on one
+ * decision and one order (across a fleet, the order lock of the storage
+ * keeps it to one); the handshake gets the certificate, or an alert when
+ * the name is refused or the order is not done within `timeout`.
+ */
+class OnDemandCertificates {
+  /**
+   * @param {{ask: string|null, allow: string[]|null, maxNewNamesPerMinute: number, timeout: number}} settings acme.onDemand
+   * @param {object} manager the certificate manager (lib/acme/manager.js)
+   */
+  constructor (settings, manager) {
+    this.settings = settings
+    this.manager = manager
+    this.log = manager.log
+    this.patterns = settings.allow === null ? null : settings.allow.map((pattern) => wildcardPattern(pattern.toLowerCase()))
+    // name -> the decision and order in flight, which every handshake for it waits on.
+    this.pending = new Map()
+    // name -> until when it stays refused.
+    this.refused = new Map()
+    // When the orders for new names of the last minute started.
+    this.started = []
+    this.lastLogged = -Infinity
+    this.unlogged = 0
+  }
+
+  /**
+   * @param {string} name a server name from a handshake, lower case
+   * @returns {Promise<{cert: string, key: string}|null>} null: refuse the handshake
+   */
+  certificate (name) {
+    const current = this.manager.certificates.get(name)
+    if (current !== undefined) return Promise.resolve(current)
+    let pending = this.pending.get(name)
+    if (pending === undefined) {
+      pending = this.obtain(name).catch((err) => {
+        this.log.error('acme: ' + name + ': on demand: ' + err.message)
+        return null
+      }).finally(() => this.pending.delete(name))
+      this.pending.set(name, pending)
+    }
+    return pending
+  }
+
+  async obtain (name) {
+    if (Date.now() < (this.refused.get(name) ?? 0)) return null
+    if (nameProblem(name) !== null) return this.refuse(name, 'not a name a CA issues for')
+    // Stored by an earlier run, or by another instance: served without asking again.
+    const stored = await this.manager.issuers.readStored(name)
+    if (stored !== null && stored.notAfter > Date.now()) {
+      this.manager.track(name)
+      this.manager.adopt(name, stored)
+      this.manager.schedule(name, 0)
+      return stored
+    }
+    const why = await this.refusal(name)
+    if (why !== null) return this.refuse(name, why)
+    this.started.push(Date.now())
+    this.log.info('acme: ' + name + ': ordering a certificate on demand for a TLS handshake')
+    const state = this.manager.track(name)
+    const done = this.manager.orderUnderLock(name, state).catch((err) => this.manager.failed(name, state, err, false))
+    let timer
+    const late = new Promise((resolve) => { timer = setTimeout(resolve, this.settings.timeout) })
+    await Promise.race([done, late])
+    clearTimeout(timer)
+    return this.manager.certificates.get(name) ?? null
+  }
+
+  // Why the name gets no certificate, or null: the patterns, the rate, then the endpoint.
+  async refusal (name) {
+    if (this.patterns !== null && !this.patterns.some((pattern) => pattern.test(name))) return 'it matches no pattern of acme.onDemand.allow'
+    const minuteAgo = Date.now() - MINUTE_MS
+    this.started = this.started.filter((at) => at > minuteAgo)
+    if (this.started.length >= this.settings.maxNewNamesPerMinute) {
+      return 'already ' + this.started.length + ' new names in the last minute (acme.onDemand.maxNewNamesPerMinute)'
+    }
+    return this.settings.ask === null ? null : this.ask(name)
+  }
+
+  async ask (name) {
+    const url = new URL(this.settings.ask)
+    url.searchParams.set('domain', name)
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(ASK_TIMEOUT_MS), redirect: 'manual' })
+      await response.body?.cancel()
+      return response.status >= 200 && response.status < 300 ? null : 'acme.onDemand.ask answered ' + response.status
+    } catch (err) {
+      return 'acme.onDemand.ask could not be asked (' + (err.cause?.code || err.name) + ')'
+    }
+  }
+
+  // Logged at most once a minute for all names, with how many were not.
+  refuse (name, why) {
+    const now = Date.now()
+    if (now - this.lastLogged >= MINUTE_MS) {
+      this.log.warn('acme: ' + name + ': no certificate on demand: ' + why + (this.unlogged === 0 ? '' : ' (and ' + this.unlogged + ' other refusals in the last minute)'))
+      this.lastLogged = now
+      this.unlogged = 0
+    } else {
+      this.unlogged++
+    }
+    this.refused.delete(name)
+    if (this.refused.size >= REFUSED_MAX) this.refused.delete(this.refused.keys().next().value)
+    this.refused.set(name, now + REFUSED_FOR_MS)
+    return null
+  }
+}
+
+module.exports = { OnDemandCertificates }
