@@ -63,20 +63,27 @@ class OnDemandCertificates {
   async obtain (name) {
     if (Date.now() < (this.refused.get(name) ?? 0)) return null
     if (nameProblem(name) !== null) return this.refuse(name, 'not a name a CA issues for')
-    // Stored by an earlier run, or by another instance: served without asking again.
-    const stored = await this.manager.issuers.readStored(name)
-    if (stored !== null && stored.notAfter > Date.now()) {
-      this.manager.track(name)
-      this.manager.adopt(name, stored)
-      this.manager.schedule(name, 0)
-      return stored
+    const known = this.manager.names.get(name)
+    if (known === undefined) {
+      // Stored by an earlier run, or by another instance: served without asking again.
+      const stored = await this.manager.issuers.readStored(name)
+      if (stored !== null && stored.notAfter > Date.now()) {
+        this.manager.track(name)
+        this.manager.adopt(name, stored)
+        this.manager.schedule(name, 0)
+        return stored
+      }
+      const why = await this.refusal(name)
+      if (why !== null) return this.refuse(name, why)
+      this.started.push(Date.now())
+      this.log.info('acme: ' + name + ': ordering a certificate on demand for a TLS handshake')
+    } else if (known.failures > 0 && known.nextCheck > Date.now()) {
+      // Its last order failed: it is tried again on its own schedule, not at every handshake.
+      return null
     }
-    const why = await this.refusal(name)
-    if (why !== null) return this.refuse(name, why)
-    this.started.push(Date.now())
-    this.log.info('acme: ' + name + ': ordering a certificate on demand for a TLS handshake')
     const state = this.manager.track(name)
-    const done = this.manager.orderUnderLock(name, state).catch((err) => this.manager.failed(name, state, err, false))
+    // check() picks up a certificate another instance stored meanwhile, else orders under the lock.
+    const done = this.manager.check(name).catch((err) => this.manager.failed(name, state, err, false))
     let timer
     const late = new Promise((resolve) => { timer = setTimeout(resolve, this.settings.timeout) })
     await Promise.race([done, late])
