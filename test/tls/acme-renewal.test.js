@@ -40,4 +40,26 @@ describe('automatic HTTPS renewal', { skip: skipWithout(...TOOLS) }, () => {
     assert.deepEqual(loop.seen, [first, second])
     assert.equal(pebble.orders(), 2)
   })
+
+  it('orders once per renewal over 60 s of 15 s certificates, never before half a lifetime', async (t) => {
+    const { pebble, site } = await setUp(t, { pebble: { validity: 15 } })
+    const svr = await startSvr(t, site.configFile)
+    await svr.waitFor(/acme: acme-test\.example: certificate issued/, 20000)
+    const start = Date.now()
+    await new Promise((resolve) => setTimeout(resolve, 60000))
+    const issued = [...svr.output.matchAll(/(\S+) info \[primary\] acme: acme-test\.example: certificate issued, valid until (\S+);/g)]
+      .map((match) => ({ at: Date.parse(match[1]), notAfter: Date.parse(match[2]) }))
+    // Every order gave a certificate: no order was placed twice for one renewal.
+    assert.equal(pebble.orders(), issued.length)
+    // Each renewal came after half the lifetime of the certificate before it
+    // (15 s: at least 7.5 s later, less the clock's second of rounding), and
+    // before it expired: over 60 s, 4 to 9 renewals.
+    for (let i = 1; i < issued.length; i++) {
+      const gap = issued[i].at - issued[i - 1].at
+      assert.ok(gap >= 6500, 'renewed ' + gap + ' ms after the certificate before')
+      assert.ok(issued[i].at <= issued[i - 1].notAfter + 1000, 'renewed after the certificate before expired')
+    }
+    const renewals = issued.filter(({ at }) => at > start).length
+    assert.ok(renewals >= 4 && renewals <= 9, renewals + ' renewals in 60 s')
+  })
 })
