@@ -1,6 +1,5 @@
 'use strict'
 
-const { X509Certificate, AuthorityKeyIdentifierExtension } = require('@peculiar/x509')
 const { LARGEST_SHARE } = require('./renewal')
 
 // ACME Renewal Information (RFC 9773): a CA that offers it says when each
@@ -20,6 +19,9 @@ const RECHECK_MAX_MS = 24 * 60 * 60 * 1000
  * @returns {string|null} null when it has no Authority Key Identifier
  */
 function certificateId (pem) {
+  // Required when first used (by the primary, with automatic HTTPS on): the
+  // library takes about 60 ms to load, which a server without it never pays.
+  const { X509Certificate, AuthorityKeyIdentifierExtension } = require('@peculiar/x509')
   const cert = new X509Certificate(pem)
   const aki = cert.getExtension(AuthorityKeyIdentifierExtension)
   if (aki === null || typeof aki.keyId !== 'string' || aki.keyId === '') return null
