@@ -172,6 +172,7 @@ class CertificateManager {
       this.schedule(name, jittered(Math.min(due - Date.now(), CHECK_INTERVAL_MS, this.windows.recheckAt(name) - Date.now())))
       return
     }
+    if (current !== undefined && this.onDemand !== null && !this.acme.names.includes(name) && !(await this.onDemand.mayRenew(name))) return
     await this.orderUnderLock(name, state)
   }
 

@@ -91,6 +91,25 @@ class OnDemandCertificates {
     return this.manager.certificates.get(name) ?? null
   }
 
+  /**
+   * Whether a certificate got on demand may be renewed: `allow` and `ask`
+   * are asked again, since the customer may have gone. One that may not
+   * is no longer managed (its certificate serves until it expires); one
+   * whose `ask` cannot be asked is renewed, rather than lost over an outage.
+   * @param {string} name
+   * @returns {Promise<boolean>}
+   */
+  async mayRenew (name) {
+    const outside = this.patterns !== null && !this.patterns.some((pattern) => pattern.test(name))
+    const why = outside ? 'it matches no pattern of acme.onDemand.allow' : this.settings.ask === null ? null : await this.ask(name)
+    if (why === null || why.includes('could not be asked')) return true
+    this.log.warn('acme: ' + name + ': not renewing the certificate got on demand: ' + why + '; it serves until it expires')
+    this.manager.names.delete(name)
+    // Workers keep serving what they hold; none is asked for again for a while.
+    this.refused.set(name, Date.now() + REFUSED_FOR_MS)
+    return false
+  }
+
   // Why the name gets no certificate, or null: the patterns, the rate, then the endpoint.
   async refusal (name) {
     if (this.patterns !== null && !this.patterns.some((pattern) => pattern.test(name))) return 'it matches no pattern of acme.onDemand.allow'

@@ -311,5 +311,13 @@ module.exports = [
     find: "found === null ? callback(new Error('no certificate for ' + name)) : callback(null, found)",
     replace: 'callback(null, found || undefined)',
     tests: ['test/tls/acme-on-demand.test.js']
+  },
+  {
+    area: 'acme',
+    file: 'lib/acme/manager.js',
+    what: 'a certificate got on demand is renewed without asking again',
+    find: ' && !(await this.onDemand.mayRenew(name))) return\n',
+    replace: ' && false) return\n',
+    tests: ['test/tls/acme-on-demand.test.js']
   }
 ]

@@ -72,6 +72,21 @@ describe('automatic HTTPS on demand', { skip: skipWithout(...TOOLS) }, () => {
     assert.deepEqual(ask.asked, ['burst.example'])
   })
 
+  it('asks again before renewing, and stops renewing a name the ask endpoint no longer allows', async (t) => {
+    const allowed = new Set(['staying.example', 'leaving.example'])
+    const ask = await askServer(t, allowed)
+    const setup = await setUp(t, { pebble: { validity: 15 }, acme: { names: [NAME], onDemand: { ask: ask.url } } })
+    const svr = await startSvr(t, setup.site.configFile)
+    await svr.waitFor(/acme: acme-test\.example: certificate issued/, 20000)
+    await handshake(setup.ports.https, 'staying.example')
+    await handshake(setup.ports.https, 'leaving.example')
+    allowed.delete('leaving.example')
+    await svr.waitFor(/acme: leaving\.example: not renewing the certificate got on demand: acme\.onDemand\.ask answered 403; it serves until it expires/, 20000)
+    await svr.waitFor(/acme: staying\.example: renewing a certificate from /, 20000)
+    assert.doesNotMatch(svr.output, /acme: leaving\.example: renewing/)
+    assert.equal(ask.asked.filter((name) => name === 'leaving.example').length, 2)
+  })
+
   it('refuses names outside acme.onDemand.allow and past maxNewNamesPerMinute, without ordering', async (t) => {
     const { ports, pebble, storage, svr } = await onDemandSite(t, { allow: ['*.shop.example'], maxNewNamesPerMinute: 1 })
     const first = await handshake(ports.https, 'a.shop.example')
