@@ -15,7 +15,6 @@ function resolveAcme (config, configDir) {
   if (acme.storageDirectory !== null) acme.storageDirectory = path.resolve(configDir, acme.storageDirectory)
   else if (config.stateDirectory !== null) acme.storageDirectory = path.resolve(configDir, config.stateDirectory, 'acme')
   if (acme.caBundle !== null) acme.caBundle = path.resolve(configDir, acme.caBundle)
-  if (acme.eab !== null) acme.eab = { ...acme.eab, hmacKeyFile: path.resolve(configDir, acme.eab.hmacKeyFile) }
   if (acme.dns !== null) {
     acme.dns = {
       ...acme.dns,

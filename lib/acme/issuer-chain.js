@@ -21,7 +21,6 @@ class IssuerChain {
   constructor (acme, openStorage, log, { worked, counts }) {
     const clients = new Set()
     this.log = log
-    this.allCounts = counts
     this.entries = acme.issuers.map((issuer) => {
       const storage = openStorage(issuer)
       if (!counts.has(issuer.key)) counts.set(issuer.key, { issued: 0, failed: 0 })
@@ -138,8 +137,6 @@ class IssuerChain {
     const challenges = this.primary.client.challengesFor(name).join(', then ')
     return this.entries.map(({ issuer }) => issuer.directoryUrl).join(', then ') + ' (' + challenges + ')'
   }
-
-
 }
 
 module.exports = { IssuerChain }

@@ -4,6 +4,7 @@ const net = require('node:net')
 const { hostPart } = require('../hosts/server-names')
 const { renewBeforeProblem } = require('./renewal')
 const { issuersProblems, directoryUrls } = require('./issuers')
+const { parseDnsServer } = require('./dns/names')
 
 // A DNS label: letters, digits and inner hyphens, at most 63 characters.
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
@@ -123,11 +124,11 @@ function dnsProblems (dns) {
   if (!isObject(dns)) return []
   const problems = []
   if (dns.provider === 'rfc2136' && typeof dns.server !== 'string') problems.push('/acme/dns/server: "rfc2136" needs the IP address of the DNS server that takes the updates')
-  if (typeof dns.server === 'string' && !isServerAddress(dns.server)) problems.push('/acme/dns/server: must be an IP address, with ":port" when not 53, such as "192.0.2.53" or "[2001:db8::53]:5353"')
+  if (typeof dns.server === 'string' && parseDnsServer(dns.server) === null) problems.push('/acme/dns/server: must be an IP address, with ":port" when not 53, such as "192.0.2.53" or "[2001:db8::53]:5353"')
   if (dns.provider === 'exec' && typeof dns.command !== 'string') problems.push('/acme/dns/command: "exec" needs the program that puts up and removes the records')
   if (Array.isArray(dns.resolvers)) {
     dns.resolvers.forEach((resolver, i) => {
-      if (typeof resolver === 'string' && !isServerAddress(resolver)) problems.push('/acme/dns/resolvers/' + i + ': must be an IP address, with ":port" when not 53')
+      if (typeof resolver === 'string' && parseDnsServer(resolver) === null) problems.push('/acme/dns/resolvers/' + i + ': must be an IP address, with ":port" when not 53')
     })
   }
   return problems
@@ -146,14 +147,6 @@ function onDemandProblems (onDemand) {
     return ['/acme/onDemand/ask: must be an http or https URL such as "http://127.0.0.1:5000/domain-check"']
   }
   return url.protocol === 'http:' || url.protocol === 'https:' ? [] : ['/acme/onDemand/ask: must be an http or https URL such as "http://127.0.0.1:5000/domain-check"']
-}
-
-function isServerAddress (text) {
-  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text)
-  if (bracketed !== null) return net.isIPv6(bracketed[1]) && (bracketed[2] === undefined || Number(bracketed[2]) <= 65535)
-  if (net.isIP(text) !== 0) return true
-  const [host, port] = text.split(':')
-  return net.isIPv4(host) && /^\d{1,5}$/.test(port || '') && Number(port) <= 65535
 }
 
 function wildcardProblems (data, names) {

@@ -2,6 +2,7 @@
 
 const { wildcardPattern } = require('../hosts/server-names')
 const { nameProblem } = require('./names')
+const { singleFlight } = require('../util/single-flight')
 
 // How long the `ask` endpoint may take to answer for a name.
 const ASK_TIMEOUT_MS = 5000
@@ -9,6 +10,7 @@ const ASK_TIMEOUT_MS = 5000
 // for this long: a client retrying its handshake in a loop costs nothing.
 const REFUSED_FOR_MS = 60 * 1000
 const MINUTE_MS = 60 * 1000
+const OUTSIDE_ALLOW = 'it matches no pattern of acme.onDemand.allow'
 // Refused names remembered at most: handshakes for random names must not
 // grow the primary's memory without end.
 const REFUSED_MAX = 10000
@@ -49,15 +51,10 @@ class OnDemandCertificates {
   certificate (name) {
     const current = this.manager.certificates.get(name)
     if (current !== undefined) return Promise.resolve(current)
-    let pending = this.pending.get(name)
-    if (pending === undefined) {
-      pending = this.obtain(name).catch((err) => {
-        this.log.error('acme: ' + name + ': on demand: ' + err.message)
-        return null
-      }).finally(() => this.pending.delete(name))
-      this.pending.set(name, pending)
-    }
-    return pending
+    return singleFlight(this.pending, name, () => this.obtain(name).catch((err) => {
+      this.log.error('acme: ' + name + ': on demand: ' + err.message)
+      return null
+    }))
   }
 
   async obtain (name) {
@@ -100,9 +97,8 @@ class OnDemandCertificates {
    * @returns {Promise<boolean>}
    */
   async mayRenew (name) {
-    const outside = this.patterns !== null && !this.patterns.some((pattern) => pattern.test(name))
-    const why = outside ? 'it matches no pattern of acme.onDemand.allow' : this.settings.ask === null ? null : await this.ask(name)
-    if (why === null || why.includes('could not be asked')) return true
+    const { why, unreachable } = this.outsideAllow(name) ? { why: OUTSIDE_ALLOW, unreachable: false } : await this.ask(name)
+    if (why === null || unreachable) return true
     this.log.warn('acme: ' + name + ': not renewing the certificate got on demand: ' + why + '; it serves until it expires')
     this.manager.names.delete(name)
     // Workers keep serving what they hold; none is asked for again for a while.
@@ -112,24 +108,34 @@ class OnDemandCertificates {
 
   // Why the name gets no certificate, or null: the patterns, the rate, then the endpoint.
   async refusal (name) {
-    if (this.patterns !== null && !this.patterns.some((pattern) => pattern.test(name))) return 'it matches no pattern of acme.onDemand.allow'
+    if (this.outsideAllow(name)) return OUTSIDE_ALLOW
     const minuteAgo = Date.now() - MINUTE_MS
     this.started = this.started.filter((at) => at > minuteAgo)
     if (this.started.length >= this.settings.maxNewNamesPerMinute) {
       return 'already ' + this.started.length + ' new names in the last minute (acme.onDemand.maxNewNamesPerMinute)'
     }
-    return this.settings.ask === null ? null : this.ask(name)
+    return (await this.ask(name)).why
   }
 
+  outsideAllow (name) {
+    return this.patterns !== null && !this.patterns.some((pattern) => pattern.test(name))
+  }
+
+  /**
+   * @param {string} name
+   * @returns {Promise<{why: string|null, unreachable: boolean}>} why `ask` refuses the name (null: it
+   *   allows it, or there is no `ask`), and whether that is because it could not be asked
+   */
   async ask (name) {
+    if (this.settings.ask === null) return { why: null, unreachable: false }
     const url = new URL(this.settings.ask)
     url.searchParams.set('domain', name)
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(ASK_TIMEOUT_MS), redirect: 'manual' })
       await response.body?.cancel()
-      return response.status >= 200 && response.status < 300 ? null : 'acme.onDemand.ask answered ' + response.status
+      return { why: response.status >= 200 && response.status < 300 ? null : 'acme.onDemand.ask answered ' + response.status, unreachable: false }
     } catch (err) {
-      return 'acme.onDemand.ask could not be asked (' + (err.cause?.code || err.name) + ')'
+      return { why: 'acme.onDemand.ask could not be asked (' + (err.cause?.code || err.name) + ')', unreachable: true }
     }
   }
 

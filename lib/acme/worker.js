@@ -1,6 +1,7 @@
 'use strict'
 
 const tls = require('node:tls')
+const { singleFlight } = require('../util/single-flight')
 
 // How long a handshake waits for the coordinator to say whether a name has
 // a certificate (a worker forked after the certificate arrived asks once).
@@ -96,14 +97,9 @@ class WorkerCertificates {
    */
   async demand (servername) {
     if (!this.served.has(servername)) {
-      let pending = this.demands.get(servername)
-      if (pending === undefined) {
-        pending = this.coordinator.request('acme-on-demand', { name: servername }, { timeout: this.demandTimeout }).then((answer) => {
-          if (answer.cert !== null) this.install({ name: servername, cert: answer.cert, key: answer.key })
-        }, () => null).finally(() => this.demands.delete(servername))
-        this.demands.set(servername, pending)
-      }
-      await pending
+      await singleFlight(this.demands, servername, () => this.coordinator.request('acme-on-demand', { name: servername }, { timeout: this.demandTimeout }).then((answer) => {
+        if (answer.cert !== null) this.install({ name: servername, cert: answer.cert, key: answer.key })
+      }, () => null))
     }
     const entry = this.served.get(servername)
     return entry === undefined ? null : entry.context
@@ -113,17 +109,12 @@ class WorkerCertificates {
   lookup (name, always) {
     const missed = this.missed.get(name)
     if (!always && missed !== undefined && Date.now() - missed < LOOKUP_AGAIN_MS) return Promise.resolve()
-    let pending = this.lookups.get(name)
-    if (pending === undefined) {
-      pending = this.coordinator.request('acme-lookup', { name }, { timeout: LOOKUP_TIMEOUT_MS }).then((answer) => {
-        if (answer.cert !== null && !this.served.has(name)) this.install({ name, cert: answer.cert, key: answer.key })
-        if (answer.alpn !== null) this.challenge({ name, ...answer.alpn })
-        if (answer.cert === null && answer.alpn === null) this.missed.set(name, Date.now())
-        else this.missed.delete(name)
-      }, () => null).finally(() => this.lookups.delete(name))
-      this.lookups.set(name, pending)
-    }
-    return pending
+    return singleFlight(this.lookups, name, () => this.coordinator.request('acme-lookup', { name }, { timeout: LOOKUP_TIMEOUT_MS }).then((answer) => {
+      if (answer.cert !== null && !this.served.has(name)) this.install({ name, cert: answer.cert, key: answer.key })
+      if (answer.alpn !== null) this.challenge({ name, ...answer.alpn })
+      if (answer.cert === null && answer.alpn === null) this.missed.set(name, Date.now())
+      else this.missed.delete(name)
+    }, () => null))
   }
 
   /**

@@ -79,8 +79,8 @@ function createSniSelector (config, material, certificates) {
 }
 
 // A name no configuration lists, with acme.onDemand: its certificate (a
-// validation gets the open challenge's), or a TLS alert, never another
-// name's certificate.
+// validation gets the open challenge's), or the handshake ends (Node sends
+// no alert from here), never with another name's certificate.
 function onDemand (certificates, name, validation, callback) {
   const context = validation === true ? certificates.select(name, true) : certificates.demand(name)
   context.then((found) => found === null ? callback(new Error('no certificate for ' + name)) : callback(null, found), callback)

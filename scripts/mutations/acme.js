@@ -276,16 +276,16 @@ module.exports = [
     area: 'acme',
     file: 'lib/acme/on-demand.js',
     what: 'every handshake for a new name asks and orders for itself',
-    find: '      this.pending.set(name, pending)\n',
-    replace: '',
+    find: '    return singleFlight(this.pending, name, () => this.obtain(name).catch((err) => {\n',
+    replace: '    return ((start) => start())(() => this.obtain(name).catch((err) => {\n',
     tests: ['test/tls/acme-on-demand.test.js']
   },
   {
     area: 'acme',
     file: 'lib/acme/on-demand.js',
     what: 'the ask endpoint\'s refusal is not heeded',
-    find: '    return this.settings.ask === null ? null : this.ask(name)\n',
-    replace: '    if (this.settings.ask !== null) await this.ask(name)\n    return null\n',
+    find: '    return (await this.ask(name)).why\n',
+    replace: '    await this.ask(name)\n    return null\n',
     tests: ['test/tls/acme-on-demand.test.js']
   },
   {

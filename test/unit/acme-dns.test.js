@@ -2,18 +2,18 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { splitServer } = require('../../lib/acme/dns/rfc2136')
+const { parseDnsServer } = require('../../lib/acme/dns/names')
 const { recordName } = require('../../lib/acme/dns')
 const { nameProblem, challengesForName, acmeChallenges } = require('../../lib/acme/names')
 const { WorkerCertificates } = require('../../lib/acme/worker')
 
 describe('dns-01 helpers', () => {
-  it('splitServer should read an IP address with and without a port', () => {
-    assert.deepEqual(splitServer('192.0.2.53'), { host: '192.0.2.53', port: 53 })
-    assert.deepEqual(splitServer('127.0.0.1:5353'), { host: '127.0.0.1', port: 5353 })
-    assert.deepEqual(splitServer('[2001:db8::53]:5353'), { host: '2001:db8::53', port: 5353 })
-    assert.deepEqual(splitServer('[2001:db8::53]'), { host: '2001:db8::53', port: 53 })
-    assert.deepEqual(splitServer('2001:db8::53'), { host: '2001:db8::53', port: 53 })
+  it('parseDnsServer should read an IP address with and without a port', () => {
+    assert.deepEqual(parseDnsServer('192.0.2.53'), { host: '192.0.2.53', port: 53 })
+    assert.deepEqual(parseDnsServer('127.0.0.1:5353'), { host: '127.0.0.1', port: 5353 })
+    assert.deepEqual(parseDnsServer('[2001:db8::53]:5353'), { host: '2001:db8::53', port: 5353 })
+    assert.deepEqual(parseDnsServer('[2001:db8::53]'), { host: '2001:db8::53', port: 53 })
+    assert.deepEqual(parseDnsServer('2001:db8::53'), { host: '2001:db8::53', port: 53 })
   })
 
   it('recordName should put the record under the name, without the wildcard label', () => {

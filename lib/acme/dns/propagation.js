@@ -2,6 +2,7 @@
 
 const dns = require('node:dns')
 const { svrError } = require('../../errors')
+const { enclosingZones } = require('./names')
 
 const POLL_MS = 2000
 const QUERY_TIMEOUT_MS = 3000
@@ -27,11 +28,10 @@ async function propagationServers (fqdn, resolvers, known) {
 // The addresses of the name servers of the closest zone above fqdn; none when it cannot be told.
 async function zoneNameServers (fqdn) {
   const resolver = new dns.promises.Resolver({ timeout: QUERY_TIMEOUT_MS, tries: 1 })
-  const labels = fqdn.split('.')
-  for (let i = 1; i < labels.length - 1; i++) {
+  for (const zone of enclosingZones(fqdn)) {
     let names
     try {
-      names = await resolver.resolveNs(labels.slice(i).join('.'))
+      names = await resolver.resolveNs(zone)
     } catch {
       continue
     }

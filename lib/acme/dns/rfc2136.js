@@ -2,6 +2,7 @@
 
 const dns = require('node:dns')
 const { runProgram } = require('./run')
+const { parseDnsServer, enclosingZones } = require('./names')
 
 // How long one nsupdate run may take: its own timeouts are 300 s.
 const NSUPDATE_TIMEOUT_MS = 30000
@@ -18,7 +19,8 @@ class Rfc2136Provider {
    */
   constructor (settings) {
     this.settings = settings
-    this.server = splitServer(settings.server)
+    // Checked with the configuration (lib/acme/names.js).
+    this.server = parseDnsServer(settings.server)
     // fqdn of a record -> its zone, found once.
     this.zones = new Map()
   }
@@ -49,9 +51,7 @@ class Rfc2136Provider {
     if (this.zones.has(fqdn)) return this.zones.get(fqdn)
     const resolver = new dns.promises.Resolver({ timeout: 3000, tries: 2 })
     resolver.setServers([this.settings.server])
-    const labels = fqdn.split('.')
-    for (let i = 1; i < labels.length - 1; i++) {
-      const candidate = labels.slice(i).join('.')
+    for (const candidate of enclosingZones(fqdn)) {
       try {
         await resolver.resolveSoa(candidate)
         this.zones.set(fqdn, candidate)
@@ -64,16 +64,4 @@ class Rfc2136Provider {
   }
 }
 
-/**
- * @param {string} server "host", "host:port", "[v6]:port" or a bare IPv6 address
- * @returns {{host: string, port: number}}
- */
-function splitServer (server) {
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(server)
-  if (bracketed !== null) return { host: bracketed[1], port: bracketed[2] === undefined ? 53 : Number(bracketed[2]) }
-  const parts = server.split(':')
-  if (parts.length === 2) return { host: parts[0], port: Number(parts[1]) }
-  return { host: server, port: 53 }
-}
-
-module.exports = { Rfc2136Provider, splitServer }
+module.exports = { Rfc2136Provider }
