@@ -3,6 +3,7 @@
 const cluster = require('node:cluster')
 const { workerCount } = require('../config/worker-count')
 const { workerEnvironment } = require('../application/process-environment')
+const { workerExecArgv } = require('./worker-flags')
 
 /**
  * How the Supervisor starts the workers of a cluster: one process each,
@@ -18,7 +19,7 @@ class ClusterLauncher {
     // not bind sockets of its own for a worker's listen().
     cluster.schedulingPolicy = cluster.SCHED_NONE
     this.handsConnections = true
-    cluster.setupPrimary({ exec: require.resolve('../../svr.js'), args: [] })
+    cluster.setupPrimary({ exec: require.resolve('../../svr.js'), args: [], execArgv: workerExecArgv() })
   }
 
   /**
