@@ -1,5 +1,7 @@
 'use strict'
 
+const { lastColon } = require('../../hosts/vhost')
+
 /**
  * The request URL in the shape of Node's legacy `url.parse()` result, which
  * SVR.JS scripts and mods receive as `uobject`. As in SVR.JS, query values
@@ -30,8 +32,8 @@ function legacyUrlObject (req, ctx) {
 }
 
 function splitHost (host) {
-  const bracket = host.lastIndexOf(']')
-  const colon = host.lastIndexOf(':')
+  const colon = lastColon(host)
+  const bracket = colon === -1 ? -1 : host.indexOf(']')
   if (colon > bracket && colon !== -1) return { hostname: host.slice(0, colon), port: host.slice(colon + 1) }
   return { hostname: host, port: null }
 }

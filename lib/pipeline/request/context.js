@@ -1,12 +1,11 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { socketAddresses, requestHostname, normalizeHostHeader } = require('../../hosts/vhost')
+const { socketAddresses, normalizeRequestHost } = require('../../hosts/vhost')
 const { resolveClientAddress } = require('../../access/client-address')
 const { newRequestId, acceptableRequestId, HEADER } = require('../../logging/request-id')
 const { kContext, reportWhenOver } = require('./response-bytes')
 
-const PROTOCOLS = { '1.1': 'HTTP/1.1', '1.0': 'HTTP/1.0', '2.0': 'HTTP/2.0' }
 
 /**
  * The one object of a request, made when it arrives (createContext) and
@@ -32,7 +31,7 @@ class RequestContext {
     const query = url.indexOf('?')
     // The target as received (an HTTP/2 CONNECT has none).
     this.originalUrl = req.url
-    this.protocol = PROTOCOLS[req.httpVersion] || 'HTTP/' + req.httpVersion
+    this.protocol = protocolOf(req)
     // Raw, still percent-encoded path; the sanitize stage replaces it with the clean form.
     this.pathname = query === -1 ? url : url.slice(0, query)
     this.search = query === -1 ? '' : url.slice(query)
@@ -43,8 +42,7 @@ class RequestContext {
     this.clientAddress = addresses.remote
     this.fromTrustedProxy = false
     this.localAddress = addresses.local
-    normalizeHostHeader(req)
-    this.hostname = requestHostname(req)
+    this.hostname = normalizeRequestHost(req)
     // What the virtual-host entries say about this host and local address,
     // picked once here (lib/pipeline/site.js). A request without a target
     // (an HTTP/2 CONNECT) gets the entries for any host and address;
@@ -117,6 +115,15 @@ class RequestContext {
     this.res = res
     res[kContext] = this
   }
+}
+
+// By the version's numbers: Node makes req.httpVersion a new string per
+// request, and looking a new string up in an object hashes it first.
+function protocolOf (req) {
+  const major = req.httpVersionMajor
+  const minor = req.httpVersionMinor
+  if (major === 1) return minor === 1 ? 'HTTP/1.1' : minor === 0 ? 'HTTP/1.0' : 'HTTP/' + req.httpVersion
+  return major === 2 && minor === 0 ? 'HTTP/2.0' : 'HTTP/' + req.httpVersion
 }
 
 /**
