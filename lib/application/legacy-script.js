@@ -1,7 +1,6 @@
 'use strict'
 
 const { compileLegacyScript } = require('./compile')
-const { legacyHelpers } = require('./api/legacy-api')
 
 /**
  * A serverSideScript.js of the SVR.JS form as a chain link.
@@ -15,14 +14,12 @@ const { legacyHelpers } = require('./api/legacy-api')
 function createLegacyScriptLink (source, file, env, api) {
   const { run } = compileLegacyScript(source, file, env)
   function invoke (req, res, ctx, next) {
-    const args = api.argumentsFor(req, res, ctx, next)
-    const helpers = legacyHelpers(ctx.hostname, ctx.pathname)
     // Called when the body ends without `return`: SVR.JS then continues the
     // chain itself unless the script took that over.
     function fellThrough (disabled) {
       if (!disabled) next()
     }
-    run(...args, helpers.filterHeaders, helpers.checkHostname, helpers.checkHref, false, fellThrough)
+    api.callWithArguments(run, undefined, req, res, ctx, next, fellThrough)
   }
   return { name: 'serverSideScript.js', invoke }
 }

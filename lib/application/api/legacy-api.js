@@ -8,10 +8,10 @@ const { headerObject } = require('../../pipeline/request/custom-headers')
 
 /**
  * Everything per worker that the SVR.JS names need, worked out once; the
- * returned `argumentsFor` builds the per-request argument list.
+ * returned `callWithArguments` calls a mod or the script with a request's.
  * @param {object} options runtime options
  * @param {object} shared per-worker services
- * @returns {{argumentsFor: (req, res, ctx, elseCallback) => any[], configJSON: object, serverconsole: object, chrome: object}}
+ * @returns {{callWithArguments: Function, configJSON: object, serverconsole: object, chrome: object}}
  */
 function createLegacyApi (options, shared) {
   const { config } = options
@@ -20,7 +20,17 @@ function createLegacyApi (options, shared) {
   const serverconsole = createServerConsole(shared.log)
   const parsePostDataFor = createPostDataParser(options, shared)
 
-  function argumentsFor (req, res, ctx, elseCallback) {
+  /**
+   * Call `fn` with the SVR.JS arguments of a request: a mod's callback with
+   * the 22 positional ones, the compiled script (fellThrough given) with the
+   * helpers SVR.JS declared inside its function too. Listed in the call
+   * rather than spread from an array, so that a request makes no argument
+   * lists, only the functions bound to it.
+   * @param {Function} fn
+   * @param {object|undefined} self `this` of the call (the mod)
+   * @param {Function|null} fellThrough the script's epilogue; null for a mod
+   */
+  function callWithArguments (fn, self, req, res, ctx, elseCallback, fellThrough) {
     const { respond } = shared
     function responseEnd (body) {
       res.end(chrome.head + body + chrome.foot)
@@ -34,16 +44,25 @@ function createLegacyApi (options, shared) {
       if (headers) setHeaders(res, headers)
       respond.redirect(ctx, destination, status)
     }
-    return [
-      req, res, serverconsole, responseEnd, ctx.pathname, extensionOf(ctx.pathname),
-      legacyUrlObject(req, ctx), ctx.search, 'index.html', configJSON.users, config.page404,
-      chrome.head, chrome.foot, '', elseCallback, configJSON, callServerError,
-      () => headerObject(ctx.site.headers, req.url), ctx.origHref, redirect,
-      parsePostDataFor(req, res, ctx), ctx.authUser
-    ]
+    function getCustomHeaders () {
+      return headerObject(ctx.site.headers, req.url)
+    }
+    const href = ctx.pathname
+    const uobject = legacyUrlObject(req, ctx)
+    const parsePostData = parsePostDataFor(req, res, ctx)
+    if (fellThrough === null) {
+      return fn.call(self, req, res, serverconsole, responseEnd, href, extensionOf(href), uobject, ctx.search,
+        'index.html', configJSON.users, config.page404, chrome.head, chrome.foot, '', elseCallback, configJSON,
+        callServerError, getCustomHeaders, ctx.origHref, redirect, parsePostData, ctx.authUser)
+    }
+    const hostname = ctx.hostname
+    return fn(req, res, serverconsole, responseEnd, href, extensionOf(href), uobject, ctx.search,
+      'index.html', configJSON.users, config.page404, chrome.head, chrome.foot, '', elseCallback, configJSON,
+      callServerError, getCustomHeaders, ctx.origHref, redirect, parsePostData, ctx.authUser,
+      filterHeaders, (pattern) => checkHostname(pattern, hostname), (candidate) => candidate === href, false, fellThrough)
   }
 
-  return { argumentsFor, configJSON, serverconsole, chrome }
+  return { callWithArguments, configJSON, serverconsole, chrome }
 }
 
 /**
@@ -69,9 +88,14 @@ function setHeaders (res, headers) {
 }
 
 function extensionOf (pathname) {
-  const slash = pathname.lastIndexOf('/')
-  const dot = pathname.lastIndexOf('.')
-  return dot > slash + 1 ? pathname.slice(dot + 1).toLowerCase() : ''
+  // One loop from the end instead of two String#lastIndexOf, which leave
+  // optimised code for a runtime call each.
+  for (let i = pathname.length - 1; i >= 0; i--) {
+    const code = pathname.charCodeAt(i)
+    if (code === 47 /* / */) return ''
+    if (code === 46 /* . */) return i > 0 && pathname.charCodeAt(i - 1) !== 47 ? pathname.slice(i + 1).toLowerCase() : ''
+  }
+  return ''
 }
 
 /**
@@ -97,19 +121,6 @@ function createServerConsole (log) {
   })
 }
 
-/**
- * The helpers SVR.JS declared inside the script's function.
- * @param {string} hostHeader
- * @param {string} href
- */
-function legacyHelpers (hostHeader, href) {
-  return {
-    filterHeaders,
-    checkHostname: (pattern) => checkHostname(pattern, hostHeader),
-    checkHref: (candidate) => candidate === href
-  }
-}
-
 function filterHeaders (headers) {
   const filtered = {}
   for (const name of Object.keys(headers)) {
@@ -123,4 +134,4 @@ function checkHostname (pattern, hostname) {
   return matcher === null || matcher(hostname)
 }
 
-module.exports = { LEGACY_NAMES, createLegacyApi, legacyHelpers, errorArguments, extensionOf, filterHeaders }
+module.exports = { LEGACY_NAMES, createLegacyApi, errorArguments, extensionOf, filterHeaders }
