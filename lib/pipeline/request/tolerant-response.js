@@ -2,6 +2,7 @@
 
 const http = require('node:http')
 const { contextOfResponse } = require('./context')
+const { kMarksEnd, markResponseEnd } = require('./response-bytes')
 
 /**
  * SVR.JS let a second `res.writeHead` pass with a warning: 3.x code that
@@ -74,7 +75,16 @@ class SvrServerResponse extends http.ServerResponse {
     if (writeHeadWrapped(this)) headForWrappers(this)
     else super._implicitHeader()
   }
+
+  // Node's _finish emits 'prefinish' once the last byte is handed to the
+  // connection: where the access log's byte count of the response ends.
+  _finish () {
+    markResponseEnd(this)
+    super._finish()
+  }
 }
+
+SvrServerResponse.prototype[kMarksEnd] = true
 
 // What a response object has of its own, from http.ServerResponse and
 // svr's classes: an own property of one of these names is application code
