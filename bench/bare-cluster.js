@@ -56,7 +56,16 @@ function handle (req, res) {
   }
 }
 
-if (cluster.isPrimary) {
+function listen (port) {
+  return http.createServer(process.env.BENCH_SVR_HEADERS === '1' ? withSvrHeaders : handle).listen(port, '127.0.0.1')
+}
+
+if (process.env.BENCH_SINGLE === '1') {
+  // One process, no cluster: what bench/instructions.js counts against svr --single-threaded.
+  const port = Number(process.argv[2])
+  listen(port).on('listening', () => console.log('listening on http://127.0.0.1:' + port))
+  process.on('SIGTERM', () => process.exit(0))
+} else if (cluster.isPrimary) {
   const port = Number(process.argv[2])
   let ready = 0
   for (let i = 0; i < WORKERS; i++) {
@@ -76,5 +85,5 @@ if (cluster.isPrimary) {
   })
 } else {
   process.on('SIGTERM', () => process.exit(0))
-  http.createServer(process.env.BENCH_SVR_HEADERS === '1' ? withSvrHeaders : handle).listen(Number(process.env.BENCH_PORT), '127.0.0.1')
+  listen(Number(process.env.BENCH_PORT))
 }

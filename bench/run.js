@@ -4,6 +4,7 @@
 // npm run bench -- --curves [--quick] [--only DIMENSION[,DIMENSION]] [--out FILE]
 // npm run bench -- --against DIR   (also: another checkout of svr, e.g. a build of an earlier main)
 // npm run bench -- --tls [--quick] [--only NAME[,NAME]] [--out FILE]
+// npm run bench -- --own [--quick] [--only NAME[,NAME]] [--against DIR] [--out FILE]
 //
 // svr side by side with a bare Node cluster, nginx and Caddy in the same run,
 // targets alternating (A B A B) so that drift of the machine cancels out;
@@ -30,6 +31,11 @@
 // rest; a regular run keeps the curves section of the file it replaces.
 // --tls measures the TLS and HTTP/2 rows (bench/tls.js) into their own
 // section the same way.
+// --own measures svr's own CPU per request (bench/own.js): svr's CPU µs
+// per request less a bare Node cluster's replaying svr's recorded answers,
+// and with --against DIR the same of that checkout's svr, into the
+// section "svr's own CPU per request". Its smoke run writes only to a file
+// named with --out.
 
 const fs = require('node:fs/promises')
 const os = require('node:os')
@@ -44,6 +50,8 @@ const { measureCurves, renderCurves, selectDimensions, spliceCurves, curvesSecti
 const { renderCurvesSvg } = require('./plot')
 const { measureTls, renderTls, TLS_WORKLOADS, TLS_HEADING } = require('./tls')
 const { spliceSection, sectionOf } = require('./sections')
+const { measureOwn, OWN_WORKLOADS } = require('./own')
+const { renderOwn, OWN_HEADING } = require('./own-report')
 const { expectCacheHits } = require('./cache-hit')
 const { expectStoreConnected } = require('./store-connected')
 
@@ -224,17 +232,20 @@ function againstCaddy (name, label, goal = null) {
 const LIMITS = { rssMb: 60, startMs: 1000 }
 
 function parseArgs (argv) {
-  const args = { quick: false, curves: false, tls: false, only: null, profile: null, against: null, out: path.join(__dirname, 'results.md') }
+  const args = { quick: false, curves: false, tls: false, own: false, only: null, profile: null, against: null, out: path.join(__dirname, 'results.md'), outNamed: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--quick') args.quick = true
     else if (arg === '--curves') args.curves = true
     else if (arg === '--tls') args.tls = true
+    else if (arg === '--own') args.own = true
     else if (arg === '--only') args.only = new Set(argv[++i].split(','))
     else if (arg === '--profile') args.profile = argv[++i]
-    else if (arg === '--out') args.out = path.resolve(argv[++i])
-    else if (arg === '--against') args.against = path.resolve(argv[++i])
-    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --tls, --only a,b, --profile NAME, --against DIR, --out FILE)')
+    else if (arg === '--out') {
+      args.out = path.resolve(argv[++i])
+      args.outNamed = true
+    } else if (arg === '--against') args.against = path.resolve(argv[++i])
+    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --tls, --own, --only a,b, --profile NAME, --against DIR, --out FILE)')
   }
   return args
 }
@@ -263,6 +274,7 @@ async function main () {
     const site = await createSite(dir, upstream.port)
     if (args.curves) return await runCurves({ args, site, dir, tool })
     if (args.tls) return await runTls({ args, site, dir })
+    if (args.own) return await runOwn({ args, site, dir })
     if (args.profile !== null) {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
       if (!workload) throw new Error('no workload ' + args.profile + '; one of ' + WORKLOADS.map((w) => w.name).join(', '))
@@ -309,9 +321,12 @@ async function main () {
     if (!args.quick) {
       const previous = await readOptional(args.out)
       const curves = curvesSection(previous)
-      const tls = sectionOf(previous, TLS_HEADING)
       let text = curves === '' ? markdown : spliceCurves(markdown, curves)
-      if (tls !== '') text = spliceSection(text, TLS_HEADING, tls)
+      // The sections other runs write stay as they were.
+      for (const heading of [TLS_HEADING, OWN_HEADING]) {
+        const section = sectionOf(previous, heading)
+        if (section !== '') text = spliceSection(text, heading, section)
+      }
       await fs.writeFile(args.out, text)
       console.log('wrote ' + path.relative(process.cwd(), args.out))
     }
@@ -357,6 +372,29 @@ async function runTls ({ args, site, dir }) {
   console.log(section)
   if (!args.quick) {
     await fs.writeFile(args.out, spliceSection(await readOptional(args.out), TLS_HEADING, section))
+    console.log('wrote ' + path.relative(process.cwd(), args.out))
+  }
+}
+
+/**
+ * svr's own CPU per request: measured, printed and put into the results
+ * file; a smoke run's numbers only into a file named with --out, to check
+ * the writing.
+ */
+async function runOwn ({ args, site, dir }) {
+  const unknown = [...(args.only || [])].filter((name) => !OWN_WORKLOADS.some((w) => w.name === name))
+  if (unknown.length > 0) throw new Error('no --own workload ' + unknown.join(', ') + '; known: ' + OWN_WORKLOADS.map((w) => w.name).join(', '))
+  // A few seconds of warm-up even in a smoke run: a cold worker's CPU per
+  // request is mostly V8 compiling, for svr and the replay unequally.
+  const plan = args.quick ? { seconds: 2, warmup: 3, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: 3 }
+  const against = args.against === null ? null : { dir: args.against, ...await againstVariant(args.against) }
+  const begun = Date.now()
+  const rows = await measureOwn({ site, dir, plan, only: args.only, against })
+  console.error(`bench: own CPU per request measured in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
+  const section = renderOwn(rows, { ...machineFacts(), plan, against })
+  console.log(section)
+  if (!args.quick || args.outNamed) {
+    await fs.writeFile(args.out, spliceSection(await readOptional(args.out), OWN_HEADING, section))
     console.log('wrote ' + path.relative(process.cwd(), args.out))
   }
 }

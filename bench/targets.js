@@ -16,6 +16,7 @@ const SVR = path.join(__dirname, '..', 'svr.js')
 const BARE = path.join(__dirname, 'bare-cluster.js')
 const BARE_H2 = path.join(__dirname, 'bare-h2.js')
 const BARE_PROXY = path.join(__dirname, 'bare-proxy.js')
+const BARE_REPLAY = path.join(__dirname, 'bare-replay.js')
 const UPSTREAM = path.join(__dirname, 'proxy-upstream.js')
 const LISTENING = /listening on https?:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 15000
@@ -447,4 +448,26 @@ async function startBareH2 (dir, file, tls, svrHeaders = false) {
   return { name, port, proc, pid: child.pid }
 }
 
-module.exports = { startSvr, startBare, startBareProxy, startBareH2, startUpstream, startRedis, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep }
+/**
+ * bench/bare-replay.js: a bare Node cluster answering with the answers
+ * recorded from svr (bench/own.js), over HTTP, or with PEM files over TLS,
+ * HTTP/2 and HTTP/1.1 on the same port.
+ * @param {string} dir
+ * @param {string} answersFile
+ * @param {{cert: string, key: string}|null} [tls]
+ */
+async function startBareReplay (dir, answersFile, tls = null) {
+  const port = await freePort()
+  const name = tls === null ? 'replay' : 'replay tls'
+  const logFile = logFileFor(dir, tls === null ? 'replay' : 'replay-tls')
+  const out = fs.openSync(logFile, 'w')
+  const args = [BARE_REPLAY, String(port), answersFile, ...(tls === null ? [] : [tls.cert, tls.key])]
+  const child = spawn(process.execPath, args, { stdio: ['ignore', out, out] })
+  fs.closeSync(out)
+  const proc = track(child, name)
+  // Its primary says so once every worker listens.
+  await waitForLine(logFile, LISTENING, proc)
+  return { name, port, proc, pid: child.pid }
+}
+
+module.exports = { startSvr, startBare, startBareProxy, startBareH2, startBareReplay, startUpstream, startRedis, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep }

@@ -160,6 +160,7 @@ async function measureWorkload (workload, targets, plan) {
 
 /**
  * @returns {Promise<{rps: number, errors: number}>} per second: requests, or connections for handshakes
+ *   (h2load's also: requests, non2xx)
  */
 function loadOnce (workload, target, seconds, rate) {
   const url = 'https://127.0.0.1:' + target.port + workload.target
@@ -199,9 +200,16 @@ function h2load (args, timeout) {
     execFile('h2load', args, { timeout }, (err, stdout, stderr) => {
       const finished = stdout.match(/finished in [\d.]+m?s, ([\d.]+) req\/s/)
       if (err && !finished) return reject(new Error('h2load failed: ' + (stderr || err.message) + '\n' + stdout))
-      const requests = stdout.match(/requests: \d+ total, \d+ started, \d+ done, \d+ succeeded, (\d+) failed, (\d+) errored/)
+      const requests = stdout.match(/requests: \d+ total, \d+ started, (\d+) done, \d+ succeeded, (\d+) failed, (\d+) errored/)
       if (!finished || !requests) return reject(new Error('cannot read h2load output:\n' + stdout))
-      resolve({ rps: Number(finished[1]), errors: Number(requests[1]) + Number(requests[2]) })
+      // As wrk counts them: requests completed, and answers of 4xx or 5xx.
+      const statuses = stdout.match(/status codes: \d+ 2xx, \d+ 3xx, (\d+) 4xx, (\d+) 5xx/)
+      resolve({
+        rps: Number(finished[1]),
+        requests: Number(requests[1]),
+        non2xx: statuses ? Number(statuses[1]) + Number(statuses[2]) : 0,
+        errors: Number(requests[2]) + Number(requests[3])
+      })
     })
   })
 }
@@ -264,4 +272,4 @@ function renderTls (rows, { plan, date }) {
   return lines.join('\n')
 }
 
-module.exports = { measureTls, renderTls, TLS_WORKLOADS, TLS_HEADING: HEADING }
+module.exports = { measureTls, renderTls, h2loadRun, secureConfigs, makeCertificate, TLS_WORKLOADS, TLS_HEADING: HEADING }

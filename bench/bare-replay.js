@@ -1,0 +1,110 @@
+'use strict'
+
+// The baseline of `npm run bench -- --own`: the least Node does for the same
+// bytes on the wire as svr. Two cluster workers answer every request for a
+// recorded path with svr's recorded answer (bench/replay-answers.js): its
+// status, its headers with a fresh X-Request-Id in place of svr's, its body,
+// from memory. Over HTTP/1.1 by res.writeHead then res.end, so that an
+// answer svr sent chunked goes out chunked again and one with
+// Content-Length keeps it; over HTTP/2 by stream.respond then stream.end.
+// Any other path: 404 text. What svr costs above this is svr's own work.
+// node bench/bare-replay.js PORT ANSWERS_JSON [CERT KEY]
+// Without CERT and KEY: http.createServer. With them:
+// http2.createSecureServer with allowHTTP1, HTTP/1.1 requests (wrk, which
+// offers no ALPN) on the `request` event, HTTP/2 streams on `stream`.
+
+const cluster = require('node:cluster')
+const { randomUUID } = require('node:crypto')
+const fs = require('node:fs')
+const http = require('node:http')
+const http2 = require('node:http2')
+const { h1Answer, h2Answer, pathOf } = require('./replay-answers')
+
+const WORKERS = 2
+
+/**
+ * The answers of a file, built once, by path and protocol.
+ * @param {string} file
+ * @returns {{h1: Map<string, object>, h2: Map<string, object>}}
+ */
+function loadAnswers (file) {
+  const answers = { h1: new Map(), h2: new Map() }
+  for (const [target, recorded] of Object.entries(JSON.parse(fs.readFileSync(file, 'utf8')))) {
+    if (recorded.h1) answers.h1.set(target, h1Answer(recorded.h1))
+    if (recorded.h2) answers.h2.set(target, h2Answer(recorded.h2))
+  }
+  return answers
+}
+
+function replayH1 (answers) {
+  return (req, res) => {
+    const answer = answers.get(pathOf(req.url))
+    if (answer === undefined) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' })
+      res.end('Not Found')
+      return
+    }
+    let headers = answer.headers
+    if (answer.idAt !== -1) {
+      headers = headers.slice()
+      headers[answer.idAt] = randomUUID()
+    }
+    res.writeHead(answer.status, headers)
+    res.end(answer.body)
+  }
+}
+
+function replayH2 (answers) {
+  return (stream, requestHeaders) => {
+    const answer = answers.get(pathOf(requestHeaders[':path']))
+    if (answer === undefined) {
+      stream.respond({ ':status': 404, 'content-type': 'text/plain' })
+      stream.end('Not Found')
+      return
+    }
+    stream.respond(answer.hasId ? { ...answer.headers, 'x-request-id': randomUUID() } : answer.headers)
+    stream.end(answer.body)
+  }
+}
+
+function listen (port, file, cert, key) {
+  const answers = loadAnswers(file)
+  if (cert === undefined) return http.createServer(replayH1(answers.h1)).listen(port, '127.0.0.1')
+  const server = http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key), allowHTTP1: true })
+  // http.createServer's default, which svr sets on its secure server too
+  // (keepAliveTimeout): without it the HTTP/1.1 fallback sends no
+  // `Keep-Alive: timeout=5`, 23 bytes fewer than svr per answer.
+  server.keepAliveTimeout = 5000
+  server.on('request', replayH1(answers.h1))
+  // The first `request` listener also puts the compatibility layer on every
+  // HTTP/2 stream (Http2ServerRequest and Response per stream); taken off
+  // again, streams reach only the stream API, and HTTP/1.1 requests still
+  // come as `request` events from the HTTP/1 connection handler.
+  server.removeAllListeners('stream')
+  server.on('stream', replayH2(answers.h2))
+  return server.listen(port, '127.0.0.1')
+}
+
+if (cluster.isPrimary) {
+  const [port, , cert] = process.argv.slice(2)
+  let ready = 0
+  for (let i = 0; i < WORKERS; i++) {
+    cluster.fork().on('listening', () => {
+      if (++ready === WORKERS) console.log(`listening on ${cert === undefined ? 'http' : 'https'}://127.0.0.1:${port}`)
+    })
+  }
+  // Workers that exit by themselves write their --cpu-prof profiles; a
+  // worker killed by a signal would not.
+  process.on('SIGTERM', () => {
+    let left = Object.keys(cluster.workers).length
+    if (left === 0) process.exit(0)
+    for (const worker of Object.values(cluster.workers)) {
+      worker.once('exit', () => { if (--left === 0) process.exit(0) })
+      worker.process.kill('SIGTERM')
+    }
+  })
+} else {
+  process.on('SIGTERM', () => process.exit(0))
+  const [port, file, cert, key] = process.argv.slice(2)
+  listen(Number(port), file, cert, key)
+}
