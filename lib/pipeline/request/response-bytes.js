@@ -130,8 +130,14 @@ function countHttp1Bytes (ctx, res) {
   // may have written since. An unfinished one was the connection's last
   // (the next is assigned only when this one finishes): it ends where the
   // closed connection stopped counting, queued bytes it dropped excluded.
-  let end = socket.bytesWritten
-  if (ctx.sentAfter !== -1 && (res.writableFinished || ctx.sentAfter < end)) end = ctx.sentAfter
+  // (Node's bytesWritten copies the connection's write queue each time it
+  // is read: a finished response, the usual case, does without it.)
+  const { sentAfter } = ctx
+  let end = sentAfter
+  if (sentAfter === -1 || !res.writableFinished) {
+    const now = socket.bytesWritten
+    if (sentAfter === -1 || now <= sentAfter) end = now
+  }
   // The head is latin1, one byte per character.
   return Math.max(0, end - sentBefore - res._header.length)
 }
