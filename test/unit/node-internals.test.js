@@ -39,6 +39,7 @@ const INTERFACES = {
   alpn: { name: '_handle', file: 'lib/tls/options.js', what: 'this._handle.getALPNNegotiatedProtocol() inside SNICallback', why: 'tell a tls-alpn-01 validation from a browser before choosing the certificate' },
   alpnList: { name: null, file: 'lib/tls/options.js', what: 'server.ALPNProtocols (the encoded list of a TLS server)', why: 'accept acme-tls/1 on an HTTP/2 or HTTPS server for tls-alpn-01' },
   implicitHeader: { name: '_implicitHeader', file: 'lib/pipeline/request/tolerant-response.js', what: 'http.ServerResponse.prototype._implicitHeader', why: 'give mods that wrap writeHead every header field, as SVR.JS did' },
+  finish: { name: '_finish', file: 'lib/pipeline/request/tolerant-response.js', what: 'http.ServerResponse.prototype._finish', why: 'mark where the bytes of an HTTP/1.1 answer end for the access log without a listener per response' },
   header: { name: '_header', file: 'lib/pipeline/request/response-bytes.js', what: 'res._header', why: 'count the body bytes of an HTTP/1.1 answer for the access log' },
   initPaths: { name: '_initPaths', file: 'lib/application/process-environment.js', what: 'Module._initPaths', why: 'let application code require svr\'s packages with --single-threaded' },
   nodeModulePaths: { name: '_nodeModulePaths', file: 'lib/application/fresh-module.js', what: 'Module._nodeModulePaths', why: 'load the script and mods afresh on each reload with --single-threaded' },
@@ -399,6 +400,29 @@ describe('private Node.js interfaces svr relies on', () => {
         assert.match(text, /\r\nX-Set: one by one\r\n/)
       }
       assert.equal(calls, 2, '_implicitHeader called once per answer, from end() and from write()')
+    } finally {
+      await closing(server)
+    }
+  }))
+
+  it('Node calls the ServerResponse class\'s _finish once per answer, as its last byte is handed to the socket and before \'prefinish\'', () => holds('finish', async () => {
+    presentFunction(http.ServerResponse.prototype._finish, 'http.ServerResponse.prototype._finish')
+    const seen = []
+    class Response extends http.ServerResponse {
+      _finish () {
+        seen.push('_finish ' + this.socket.bytesWritten)
+        super._finish()
+      }
+    }
+    const server = http.createServer({ ServerResponse: Response }, (req, res) => {
+      res.on('prefinish', () => seen.push('prefinish ' + res.socket.bytesWritten))
+      res.end('hello')
+    })
+    const port = await listening(server)
+    try {
+      const text = await exchange({ host: '127.0.0.1', port }, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+      const written = Buffer.byteLength(text)
+      assert.deepEqual(seen, ['_finish ' + written, 'prefinish ' + written], 'one _finish, with the whole answer handed over, then prefinish')
     } finally {
       await closing(server)
     }
