@@ -9,6 +9,7 @@ const assert = require('node:assert/strict')
 const fc = require('fast-check')
 const { normalizeRequestHost, lastColon } = require('../../lib/hosts/vhost')
 const { extensionOf } = require('../../lib/application/api/legacy-api')
+const { legacyUrlObject } = require('../../lib/application/api/url-object')
 
 function referenceExtension (pathname) {
   const slash = pathname.lastIndexOf('/')
@@ -39,6 +40,17 @@ function referenceHostname (normal) {
   return name === '.' || name === '..' ? name : name.replace(/\.+$/, '')
 }
 
+// The connection's part of url.parse()'s result for a request, as SVR.JS scripts see it.
+function referenceOrigin (raw, encrypted) {
+  const protocol = encrypted ? 'https:' : 'http:'
+  const host = typeof raw === 'string' ? raw.toLowerCase() : ''
+  const bracket = host.lastIndexOf(']')
+  const colon = host.lastIndexOf(':')
+  const hasPort = colon > bracket && colon !== -1
+  const hostname = hasPort ? host.slice(0, colon) : host
+  return { protocol, host: host || null, hostname: hostname || null, port: hasPort ? host.slice(colon + 1) : null, href: host ? protocol + '//' + host + '/p?q=1' : '/p?q=1' }
+}
+
 const pathChars = fc.constantFrom('/', '.', 'a', 'B', 'z')
 const hostChars = fc.constantFrom('a', 'B', '.', ':', '[', ']', '1', 'X')
 
@@ -65,6 +77,19 @@ describe('request fields', () => {
         const hostname = normalizeRequestHost(req)
         assert.equal(req.headers.host, referenceHost(raw))
         assert.equal(hostname, referenceHostname(referenceHost(raw)))
+      }
+    }), { numRuns: 1000 })
+  })
+
+  it('should give each request of a connection the URL object of its own Host', () => {
+    const host = fc.option(fc.string({ unit: hostChars, maxLength: 10 }), { nil: undefined })
+    fc.assert(fc.property(fc.boolean(), fc.array(host, { minLength: 1, maxLength: 6 }), (encrypted, hosts) => {
+      const socket = { encrypted }
+      for (const raw of hosts) {
+        const uobject = legacyUrlObject({ socket, headers: { host: raw } }, { pathname: '/p', search: '?q=1' })
+        const { protocol, host, hostname, port, href } = uobject
+        assert.deepEqual({ protocol, host, hostname, port, href }, referenceOrigin(raw, encrypted))
+        assert.deepEqual({ ...uobject.query }, { q: '1' })
       }
     }), { numRuns: 1000 })
   })

@@ -11,31 +11,58 @@ const { lastColon } = require('../../hosts/vhost')
  * @returns {object}
  */
 function legacyUrlObject (req, ctx) {
-  const protocol = req.socket.encrypted ? 'https:' : 'http:'
-  const host = typeof req.headers.host === 'string' ? req.headers.host.toLowerCase() : ''
-  const { hostname, port } = splitHost(host)
+  const origin = originOf(req)
   const path = ctx.pathname + ctx.search
   return {
-    protocol,
+    protocol: origin.protocol,
     slashes: true,
     auth: null,
-    host: host || null,
-    port,
-    hostname: hostname || null,
+    host: origin.host,
+    port: origin.port,
+    hostname: origin.hostname,
     hash: null,
     search: ctx.search || null,
     query: parseQuery(ctx.search),
     pathname: ctx.pathname,
     path,
-    href: host ? protocol + '//' + host + path : path
+    href: origin.prefix + path
   }
 }
 
-function splitHost (host) {
+const kOrigin = Symbol('svr.urlOrigin')
+
+/**
+ * The fields of the URL object that come from the connection and its Host
+ * header, worked out once per connection for as long as its requests send
+ * the same Host (those of a kept-alive connection almost always do).
+ * @param {import('node:http').IncomingMessage} req
+ * @returns {{raw: string|undefined, protocol: string, host: string|null, hostname: string|null, port: string|null, prefix: string}}
+ */
+function originOf (req) {
+  const raw = req.headers.host
+  const socket = req.socket
+  const known = socket[kOrigin]
+  if (known !== undefined && known.raw === raw) return known
+  const origin = parseOrigin(raw, socket.encrypted ? 'https:' : 'http:')
+  socket[kOrigin] = origin
+  return origin
+}
+
+function parseOrigin (raw, protocol) {
+  const host = typeof raw === 'string' ? raw.toLowerCase() : ''
   const colon = lastColon(host)
-  const bracket = colon === -1 ? -1 : host.indexOf(']')
-  if (colon > bracket && colon !== -1) return { hostname: host.slice(0, colon), port: host.slice(colon + 1) }
-  return { hostname: host, port: null }
+  // A port follows the last colon unless a `]` does (an IPv6 literal).
+  const hasPort = colon !== -1 && host.indexOf(']', colon + 1) === -1
+  const hostname = hasPort ? host.slice(0, colon) : host
+  return {
+    raw,
+    protocol,
+    host: host || null,
+    hostname: hostname || null,
+    port: hasPort ? host.slice(colon + 1) : null,
+    // What comes before the path in `href`: nothing without a Host.
+    prefix: host ? protocol + '//' + host : ''
+  }
 }
 
 function parseQuery (search) {
