@@ -296,5 +296,6 @@ module.exports = [
   require('./mutations/architecture'),
   require('./mutations/grpc'),
   require('./mutations/fleet'),
-  require('./mutations/dispatch')
+  require('./mutations/dispatch'),
+  require('./mutations/request-fields')
 )

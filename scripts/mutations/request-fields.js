@@ -1,0 +1,67 @@
+'use strict'
+
+// Mutations of the area 'request-fields' (see scripts/mutations.js for the
+// fields): the per-request work done once per connection or without
+// runtime calls, and the Node options of workers.
+
+const FIELDS = ['test/unit/request-fields.property.test.js']
+const FLAGS = ['test/unit/worker-flags.test.js']
+
+module.exports = [
+  {
+    area: 'request-fields',
+    file: 'lib/hosts/vhost.js',
+    what: 'a connection keeps the Host of its first request: a later request with another Host is named after the first',
+    find: '  if (known === undefined || known.raw !== raw) {\n    const normal = normalHost(raw)',
+    replace: '  if (known === undefined) {\n    const normal = normalHost(raw)',
+    tests: FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/hosts/vhost.js',
+    what: 'the last colon is looked for from the second character from the end (a one-digit port is kept in the name)',
+    find: 'for (let i = text.length - 1; i >= 0; i--) if (text.charCodeAt(i) === 58',
+    replace: 'for (let i = text.length - 2; i >= 0; i--) if (text.charCodeAt(i) === 58',
+    tests: FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/application/api/url-object.js',
+    what: 'the URL object of a connection keeps the host of its first request',
+    find: '  if (known !== undefined && known.raw === raw) return known',
+    replace: '  if (known !== undefined) return known',
+    tests: FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/application/api/url-object.js',
+    what: 'an IPv6 literal without a port has its last group taken for a port',
+    find: "  const hasPort = colon !== -1 && host.indexOf(']', colon + 1) === -1",
+    replace: '  const hasPort = colon !== -1',
+    tests: FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/application/api/legacy-api.js',
+    what: 'a dot file (/.htaccess) is given the extension after its dot',
+    find: 'return i > 0 && pathname.charCodeAt(i - 1) !== 47 ? pathname.slice(i + 1).toLowerCase() : \'\'',
+    replace: 'return pathname.slice(i + 1).toLowerCase()',
+    tests: FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/primary/worker-flags.js',
+    what: 'the async context flag is added on Node 24 too, where it is the default',
+    find: '  if (major >= FRAME_DEFAULT_MAJOR || !allowed.has(FRAME_FLAG)) return execArgv',
+    replace: '  if (!allowed.has(FRAME_FLAG)) return execArgv',
+    tests: FLAGS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/primary/worker-flags.js',
+    what: 'an operator\'s --no-experimental-async-context-frame in NODE_OPTIONS is overridden',
+    find: "  const chosen = [...execArgv, ...String(env.NODE_OPTIONS || '').split(/\\s+/)].some",
+    replace: '  const chosen = [...execArgv].some',
+    tests: FLAGS
+  }
+]
