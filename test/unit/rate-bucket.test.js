@@ -7,18 +7,22 @@ const { judge, addAdmitted } = require('../../lib/traffic/bucket')
 
 // nginx's limit_req as ngx_http_limit_req_module.c keeps it: the excess
 // in thousandths of a request and the time of the last admitted request.
+// The excess is kept here times the interval, in integers: nginx's own
+// arithmetic is integral, and in floating point a request exactly at the
+// burst's edge came out a hair over it (1000.0000000001 > 1000) and was
+// refused where nginx admits it.
 function nginxModel (rule) {
   let state = null
-  const rate = 1000000 / rule.interval // thousandths of a request per second
   return (now) => {
     if (state === null) {
       state = { excess: 0, last: now }
       return true
     }
     const ms = now - state.last
-    let excess = state.excess - rate * ms / 1000 + 1000
+    // (excess - 1000 / interval * ms + 1000) * interval
+    let excess = state.excess - 1000 * ms + 1000 * rule.interval
     if (excess < 0) excess = 0
-    if (excess > rule.burst * 1000) return false
+    if (excess > rule.burst * 1000 * rule.interval) return false
     state = { excess, last: now }
     return true
   }
