@@ -74,18 +74,43 @@ function quoted (value) {
  * ignore what follows the User-Agent), and the word `aborted` after it when
  * the response was cut short: the status is then the one the client got,
  * the bytes those sent before the connection closed.
- * @param {AccessEntry} entry
- * @returns {string} one line, with its newline
+ *
+ * A formatter keeps the escaped client address and the quoted Referer and
+ * User-Agent of the line before: the requests of a kept-alive connection,
+ * and a client's connections, repeat them, and comparing a value with the
+ * last one costs less than escaping and quoting it again.
+ * @returns {(entry: AccessEntry) => string} one line, with its newline
  */
-function formatCombined (entry) {
-  return escapeBareLogValue(entry.clientAddress || '-') + ' - ' +
-    (entry.authUser === null || entry.authUser === '' ? '-' : escapeBareLogValue(entry.authUser)) +
-    ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
-    entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
-    quoted(entry.referer) + ' ' + quoted(entry.userAgent) + ' ' + quoted(entry.requestId) + upstreamFields(entry) +
-    (entry.rateLimit === null || entry.rateLimit === undefined ? '' : ' rate_limit=' + entry.rateLimit) +
-    (entry.completed ? '\n' : ' aborted\n')
+function createCombinedFormat () {
+  let address = null
+  let addressField = ''
+  let referer = null
+  let userAgent = null
+  let agentFields = ''
+  return function formatCombined (entry) {
+    if (entry.clientAddress !== address) {
+      address = entry.clientAddress
+      addressField = escapeBareLogValue(address || '-')
+    }
+    if (entry.referer !== referer || entry.userAgent !== userAgent) {
+      referer = entry.referer
+      userAgent = entry.userAgent
+      agentFields = quoted(referer) + ' ' + quoted(userAgent)
+    }
+    // The request id needs no escaping: svr's own are UUIDs, and a trusted
+    // proxy's is adopted only when it has none of the characters escaped
+    // here (lib/logging/request-id.js).
+    return addressField + ' - ' +
+      (entry.authUser === null || entry.authUser === '' ? '-' : escapeBareLogValue(entry.authUser)) +
+      ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
+      entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
+      agentFields + ' "' + entry.requestId + '"' + upstreamFields(entry) +
+      (entry.rateLimit === null || entry.rateLimit === undefined ? '' : ' rate_limit=' + entry.rateLimit) +
+      (entry.completed ? '\n' : ' aborted\n')
+  }
 }
+
+const formatCombined = createCombinedFormat()
 
 // A proxied request's upstream and its time in seconds, as key=value
 // after the request id (nginx's $upstream_addr and $upstream_response_time).
@@ -158,16 +183,15 @@ function escapeLineSeparators (line) {
   return line.replace(LINE_SEPARATORS, (c) => c === '\u2028' ? '\\u2028' : '\\u2029')
 }
 
-const FORMATS = { combined: formatCombined, json: formatJson }
+const FORMATS = { combined: createCombinedFormat, json: () => formatJson }
 
 /**
  * @param {'combined'|'json'} name the `logFormat` value
- * @returns {(entry: AccessEntry) => string}
+ * @returns {(entry: AccessEntry) => string} a formatter of its own
  */
 function accessFormatter (name) {
-  const format = FORMATS[name]
-  if (format === undefined) throw new TypeError('unknown log format: ' + name)
-  return format
+  if (!Object.hasOwn(FORMATS, name)) throw new TypeError('unknown log format: ' + name)
+  return FORMATS[name]()
 }
 
-module.exports = { accessFormatter, formatCombined, formatJson, clfTime, isoTime }
+module.exports = { accessFormatter, createCombinedFormat, formatCombined, formatJson, clfTime, isoTime }

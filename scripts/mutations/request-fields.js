@@ -6,6 +6,7 @@
 
 const FIELDS = ['test/unit/request-fields.property.test.js']
 const FLAGS = ['test/unit/worker-flags.test.js']
+const LOG = ['test/unit/access-log-format.test.js']
 
 module.exports = [
   {
@@ -47,6 +48,22 @@ module.exports = [
     find: 'return i > 0 && pathname.charCodeAt(i - 1) !== 47 ? pathname.slice(i + 1).toLowerCase() : \'\'',
     replace: 'return pathname.slice(i + 1).toLowerCase()',
     tests: FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/logging/format.js',
+    what: 'the access log line keeps the User-Agent of the line before when only the User-Agent changed',
+    find: '    if (entry.referer !== referer || entry.userAgent !== userAgent) {',
+    replace: '    if (entry.referer !== referer) {',
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/logging/format.js',
+    what: 'the access log line keeps the client address of the first line',
+    find: '    if (entry.clientAddress !== address) {',
+    replace: '    if (address === null) {',
+    tests: LOG
   },
   {
     area: 'request-fields',

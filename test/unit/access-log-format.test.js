@@ -4,7 +4,7 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
 const { escapeLogValue, escapeBareLogValue } = require('../../lib/logging/escape')
-const { formatCombined, formatJson, clfTime, isoTime, accessFormatter } = require('../../lib/logging/format')
+const { formatCombined, createCombinedFormat, formatJson, clfTime, isoTime, accessFormatter } = require('../../lib/logging/format')
 const { acceptableRequestId, newRequestId } = require('../../lib/logging/request-id')
 const { parseCombined, unescapeLogValue } = require('../helpers/access-log')
 
@@ -84,6 +84,18 @@ describe('formatCombined', () => {
   })
 })
 
+describe('createCombinedFormat', () => {
+  it('should write each line of a run as a formatter of its own would, whatever lines came before', () => {
+    const address = fc.constantFrom('192.0.2.7', '2001:db8::1', '', 'a b')
+    const header = fc.option(fc.constantFrom('Mozilla/5.0', 'curl/8.0', '"quoted"', '', 'Mozilla/5.0 '), { nil: undefined })
+    const line = fc.record({ clientAddress: address, referer: header, userAgent: header })
+    fc.assert(fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), (fields) => {
+      const format = createCombinedFormat()
+      for (const field of fields) assert.equal(format(entry(field)), createCombinedFormat()(entry(field)))
+    }), { numRuns: 500 })
+  })
+})
+
 describe('clfTime', () => {
   it('should write the time in UTC as dd/Mon/yyyy:HH:MM:SS +0000', () => {
     assert.equal(clfTime(Date.UTC(2024, 0, 2, 3, 4, 5, 999)), '02/Jan/2024:03:04:05 +0000')
@@ -131,9 +143,10 @@ describe('formatJson', () => {
 
 describe('accessFormatter', () => {
   it('should pick the formatter once by name and refuse unknown names', () => {
-    assert.equal(accessFormatter('combined'), formatCombined)
+    assert.equal(accessFormatter('combined')(entry()), formatCombined(entry()))
     assert.equal(accessFormatter('json'), formatJson)
     assert.throws(() => accessFormatter('common'), /unknown log format/)
+    assert.throws(() => accessFormatter('constructor'), /unknown log format/)
   })
 })
 
