@@ -72,8 +72,16 @@ async function bothAlike (server, method, target, headers = {}) {
   const one = await httpsRequest(server.svr.port, target, { method, headers })
   const two = await h2Request(server.client, { ':method': method, ':path': target, ...headers }, { endStream: true })
   assert.equal(two.status, one.status, method + ' ' + target + ': status')
-  assert.deepEqual(comparable(two.headers), comparable(one.headers), method + ' ' + target + ': headers')
-  if (!target.startsWith('/svrjsstatus') && one.headers['content-encoding'] === undefined) assert.equal(two.body.length, Buffer.byteLength(one.body, 'latin1'), method + ' ' + target + ': body length')
+  // The status page counts requests and bytes, which the first of the two
+  // answers has moved on: its length may differ by a digit.
+  const counts = target.startsWith('/svrjsstatus')
+  const fields = (res) => {
+    const kept = comparable(res.headers)
+    if (counts) delete kept['content-length']
+    return kept
+  }
+  assert.deepEqual(fields(two), fields(one), method + ' ' + target + ': headers')
+  if (!counts && one.headers['content-encoding'] === undefined) assert.equal(two.body.length, Buffer.byteLength(one.body, 'latin1'), method + ' ' + target + ': body length')
   return two
 }
 
