@@ -152,9 +152,12 @@ describe('gRPC through the proxy, to an h2c:// upstream', () => {
     const deadline = Date.now() + 600
     const { error } = await unary(client, { tag: 'late', sleep: 3000 }, { deadline })
     assert.equal(error.code, grpc.status.DEADLINE_EXCEEDED)
-    // grpc-timeout went upstream: the server works to (nearly) the client's deadline.
+    // grpc-timeout went upstream: the server works to (nearly) the client's
+    // deadline. The upstream counts it from when the call reached it, so its
+    // deadline is later by the time through the proxy: 72 ms once on a
+    // loaded CI machine.
     const theirs = Number(await noted('late', 'deadline'))
-    assert.ok(theirs <= deadline + 50 && theirs > deadline - 1000, 'upstream deadline ' + theirs + ', client\'s ' + deadline)
+    assert.ok(theirs <= deadline + 400 && theirs > deadline - 1000, 'upstream deadline ' + theirs + ', client\'s ' + deadline)
     assert.equal(await noted('late', 'cancelled'), true)
   })
 
