@@ -13,6 +13,7 @@
 const cluster = require('node:cluster')
 const { randomUUID } = require('node:crypto')
 const http = require('node:http')
+const { forkBareWorkers } = require('./bare-primary')
 
 const WORKERS = 2
 const MAX_N = 100000
@@ -61,28 +62,14 @@ function listen (port) {
 }
 
 if (process.env.BENCH_SINGLE === '1') {
-  // One process, no cluster: what bench/instructions.js counts against svr --single-threaded.
+  // One process, no cluster: what bench/bounds.md counts instructions of
+  // against svr --single-threaded.
   const port = Number(process.argv[2])
   listen(port).on('listening', () => console.log('listening on http://127.0.0.1:' + port))
   process.on('SIGTERM', () => process.exit(0))
 } else if (cluster.isPrimary) {
   const port = Number(process.argv[2])
-  let ready = 0
-  for (let i = 0; i < WORKERS; i++) {
-    cluster.fork({ BENCH_PORT: String(port), BENCH_SVR_HEADERS: process.env.BENCH_SVR_HEADERS || '' }).on('listening', () => {
-      if (++ready === WORKERS) console.log('listening on http://127.0.0.1:' + port)
-    })
-  }
-  // Workers that exit by themselves write their --cpu-prof profiles; a
-  // worker killed by a signal would not.
-  process.on('SIGTERM', () => {
-    let left = Object.keys(cluster.workers).length
-    if (left === 0) process.exit(0)
-    for (const worker of Object.values(cluster.workers)) {
-      worker.once('exit', () => { if (--left === 0) process.exit(0) })
-      worker.process.kill('SIGTERM')
-    }
-  })
+  forkBareWorkers(WORKERS, { BENCH_PORT: String(port), BENCH_SVR_HEADERS: process.env.BENCH_SVR_HEADERS || '' }, 'http://127.0.0.1:' + port)
 } else {
   process.on('SIGTERM', () => process.exit(0))
   listen(Number(process.env.BENCH_PORT))

@@ -12,6 +12,7 @@
 
 const cluster = require('node:cluster')
 const http = require('node:http')
+const { forkBareWorkers } = require('./bare-primary')
 
 const WORKERS = 2
 const PREFIX = '/proxy'
@@ -60,21 +61,7 @@ function fail (res) {
 
 if (cluster.isPrimary) {
   const [port, upstreamPort, kind = 'undici'] = process.argv.slice(2)
-  let ready = 0
-  for (let i = 0; i < WORKERS; i++) {
-    cluster.fork({ BENCH_PORT: port, BENCH_UPSTREAM: upstreamPort, BENCH_CLIENT: kind }).on('listening', () => {
-      if (++ready === WORKERS) console.log('listening on http://127.0.0.1:' + port)
-    })
-  }
-  // Workers that exit by themselves write their --cpu-prof profiles.
-  process.on('SIGTERM', () => {
-    let left = Object.keys(cluster.workers).length
-    if (left === 0) process.exit(0)
-    for (const worker of Object.values(cluster.workers)) {
-      worker.once('exit', () => { if (--left === 0) process.exit(0) })
-      worker.process.kill('SIGTERM')
-    }
-  })
+  forkBareWorkers(WORKERS, { BENCH_PORT: port, BENCH_UPSTREAM: upstreamPort, BENCH_CLIENT: kind }, 'http://127.0.0.1:' + port)
 } else {
   process.on('SIGTERM', () => process.exit(0))
   const origin = 'http://127.0.0.1:' + process.env.BENCH_UPSTREAM

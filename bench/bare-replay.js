@@ -19,6 +19,7 @@ const fs = require('node:fs')
 const http = require('node:http')
 const http2 = require('node:http2')
 const { h1Answer, h2Answer, pathOf } = require('./replay-answers')
+const { forkBareWorkers } = require('./bare-primary')
 
 const WORKERS = 2
 
@@ -87,22 +88,7 @@ function listen (port, file, cert, key) {
 
 if (cluster.isPrimary) {
   const [port, , cert] = process.argv.slice(2)
-  let ready = 0
-  for (let i = 0; i < WORKERS; i++) {
-    cluster.fork().on('listening', () => {
-      if (++ready === WORKERS) console.log(`listening on ${cert === undefined ? 'http' : 'https'}://127.0.0.1:${port}`)
-    })
-  }
-  // Workers that exit by themselves write their --cpu-prof profiles; a
-  // worker killed by a signal would not.
-  process.on('SIGTERM', () => {
-    let left = Object.keys(cluster.workers).length
-    if (left === 0) process.exit(0)
-    for (const worker of Object.values(cluster.workers)) {
-      worker.once('exit', () => { if (--left === 0) process.exit(0) })
-      worker.process.kill('SIGTERM')
-    }
-  })
+  forkBareWorkers(WORKERS, undefined, `${cert === undefined ? 'http' : 'https'}://127.0.0.1:${port}`)
 } else {
   process.on('SIGTERM', () => process.exit(0))
   const [port, file, cert, key] = process.argv.slice(2)

@@ -14,7 +14,7 @@ const http = require('node:http')
 const https = require('node:https')
 const http2 = require('node:http2')
 const path = require('node:path')
-const { startSvr, startBareReplay, stop, treeCpuSeconds, hasCommand, sleep } = require('./targets')
+const { startSvr, startBareReplay, stop, measuredRun, hasCommand, sleep } = require('./targets')
 const { runLoad, warmUp } = require('./load')
 const { h2loadRun, secureConfigs, makeCertificate } = require('./tls')
 const { pairsOf } = require('./replay-answers')
@@ -202,17 +202,6 @@ function loadOnce (workload, target, seconds, rate) {
   const url = `${workload.scheme}://127.0.0.1:${target.port}${workload.path}`
   if (workload.load === 'h2load') return h2loadRun(url, seconds, rate)
   return runLoad('wrk', { url, connections: CONNECTIONS, seconds })
-}
-
-/**
- * One run with the CPU time (user + system) of the target's process tree
- * per request completed: `cpuUs`, as bench/run.js measuredLoad.
- */
-async function measuredRun (target, load) {
-  const before = await treeCpuSeconds(target.pid)
-  const result = await load()
-  const cpu = await treeCpuSeconds(target.pid) - before
-  return { ...result, cpuUs: result.requests > 0 ? cpu * 1e6 / result.requests : null }
 }
 
 // The run with the median CPU per request stands for the target; one

@@ -42,7 +42,7 @@ const os = require('node:os')
 const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { createSite, createModProxySite } = require('./site')
-const { startSvr, startBare, startBareProxy, startUpstream, startRedis, startNginx, startCaddy, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep } = require('./targets')
+const { startSvr, startBare, startBareProxy, startUpstream, startRedis, startNginx, startCaddy, stop, stopAll, rssMb, measuredRun, hasCommand, sleep } = require('./targets')
 const { loadWorkload, stopLoads, warmUp } = require('./load')
 const { renderResults } = require('./report')
 const { profileMissed, profileWorkload, renderProfile } = require('./profile')
@@ -600,11 +600,8 @@ function baselineNameOf (workload) {
  * processes spent in it per request: `cpuUs`, in µs. Not the load
  * generator's, nor the upstream's of the proxy rows.
  */
-async function measuredLoad (tool, target, workload, seconds) {
-  const before = await treeCpuSeconds(target.pid)
-  const result = await loadWorkload(tool, target, workload, seconds)
-  const cpu = await treeCpuSeconds(target.pid) - before
-  return { ...result, cpuUs: result.requests > 0 ? cpu * 1e6 / result.requests : null }
+function measuredLoad (tool, target, workload, seconds) {
+  return measuredRun(target, () => loadWorkload(tool, target, workload, seconds))
 }
 
 /**

@@ -421,6 +421,20 @@ async function treeCpuSeconds (pid) {
   return ticks / await ticksPerSecond()
 }
 
+/**
+ * One run with the CPU time (user + system) the target's process tree
+ * spent in it per request completed: `cpuUs`, in µs (null without a
+ * request). Not the load generator's.
+ * @param {{pid: number}} target
+ * @param {() => Promise<{requests: number}>} load
+ */
+async function measuredRun (target, load) {
+  const before = await treeCpuSeconds(target.pid)
+  const result = await load()
+  const cpu = await treeCpuSeconds(target.pid) - before
+  return { ...result, cpuUs: result.requests > 0 ? cpu * 1e6 / result.requests : null }
+}
+
 function sleep (ms) {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
@@ -470,4 +484,4 @@ async function startBareReplay (dir, answersFile, tls = null) {
   return { name, port, proc, pid: child.pid }
 }
 
-module.exports = { startSvr, startBare, startBareProxy, startBareH2, startBareReplay, startUpstream, startRedis, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, hasCommand, sleep }
+module.exports = { startSvr, startBare, startBareProxy, startBareH2, startBareReplay, startUpstream, startRedis, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, measuredRun, hasCommand, sleep }

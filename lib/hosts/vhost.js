@@ -5,19 +5,13 @@ const net = require('node:net')
 const TRAILING_DOTS = /\.+$/
 
 /**
- * Normalise the Host header in place, as SVR.JS did before any stage or
- * application code read it: lower-cased, and the trailing dots of the name
- * removed (`Example.COM.:8080` becomes `example.com:8080`); a name of dots
- * only is left as it is.
- * @param {import('node:http').IncomingMessage} req
+ * The Host header as SVR.JS normalised it before any stage or application
+ * code read it: lower-cased, and the trailing dots of the name removed
+ * (`Example.COM.:8080` becomes `example.com:8080`); a name of dots only is
+ * left as it is.
+ * @param {string} host
+ * @returns {string}
  */
-function normalizeHostHeader (req) {
-  const host = req.headers.host
-  if (typeof host !== 'string' || host === '') return
-  const normal = normalHost(host)
-  if (normal !== host) req.headers.host = normal
-}
-
 function normalHost (host) {
   let normal = host.toLowerCase()
   if (normal.charCodeAt(0) !== 91 /* [ */) {
@@ -61,10 +55,11 @@ function hostnameOf (host) {
 const kHost = Symbol('svr.host')
 
 /**
- * normalizeHostHeader, then requestHostname, worked out once per connection
- * for as long as its requests send the same Host header, as the requests
- * of a kept-alive connection almost always do: a new request pays one
- * comparison of strings instead of lower-casing and splitting the header.
+ * Normalise the Host header in place (normalHost) and name the request's
+ * host (as requestHostname), worked out once per connection for as long as
+ * its requests send the same Host header, as the requests of a kept-alive
+ * connection almost always do: a new request pays one comparison of
+ * strings instead of lower-casing and splitting the header.
  * @param {import('node:http').IncomingMessage} req
  * @returns {string} the host name, '' when the request has no Host
  */
@@ -179,4 +174,4 @@ function compileLocalIpMatcher (ip) {
   return (localAddress) => normalizeAddress(localAddress) === wanted
 }
 
-module.exports = { normalizeHostHeader, requestHostname, normalizeRequestHost, lastColon, compileHostMatcher, parseHostPattern, isScoped, compileLocalIpMatcher, normalizeAddress, socketAddresses }
+module.exports = { requestHostname, normalizeRequestHost, lastColon, compileHostMatcher, parseHostPattern, isScoped, compileLocalIpMatcher, normalizeAddress, socketAddresses }
