@@ -5,7 +5,9 @@
 // same load started at the signal. The reload replaces every worker; a
 // fresh one runs cold (V8 has not compiled its hot code yet) until it has
 // served a few thousand requests. Prints the requests of each window and
-// their ratio (after / before), ROUNDS times on one server.
+// their ratio (after / before), ROUNDS times on one server; each round also
+// measures two windows without a SIGHUP, whose ratio is the noise of the
+// yardstick itself.
 // node bench/reload-warmth.js [--rounds N] [--seconds S] [--config JSON]
 // Needs wrk (apt-get install -y wrk).
 
@@ -14,6 +16,7 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { runLoad } = require('./load')
+const { ServerOutput } = require('./server-output')
 
 const ROOT = path.join(__dirname, '..')
 const PORT = 18640
@@ -31,24 +34,26 @@ function extraConfig () {
 
 function startSvr (configFile, cwd) {
   const child = spawn(process.execPath, [path.join(ROOT, 'svr.js'), '--config', configFile], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  const waiters = []
-  const onData = (chunk) => {
-    output += chunk
-    for (const waiter of waiters.slice()) {
-      if (waiter.pattern.test(output.slice(waiter.from))) {
-        waiters.splice(waiters.indexOf(waiter), 1)
-        waiter.resolve()
-      }
-    }
+  return { child, output: new ServerOutput(child) }
+}
+
+// Two windows of load back to back; with `reload`, SIGHUP as the second
+// begins, and the pair is over once svr says how the reload ended.
+async function windowPair (svr, url, seconds, reload) {
+  const before = await runLoad('wrk', { url, connections: 50, seconds })
+  let applied = null
+  if (reload) {
+    applied = svr.output.waitFor(/reload applied|reload failed/, svr.output.mark())
+    svr.child.kill('SIGHUP')
   }
-  child.stdout.on('data', onData)
-  child.stderr.on('data', onData)
-  const waitFor = (pattern, from = 0) => new Promise((resolve) => {
-    waiters.push({ pattern, from, resolve })
-    onData('')
-  })
-  return { child, waitFor, mark: () => output.length }
+  const after = await runLoad('wrk', { url, connections: 50, seconds })
+  if (applied !== null && (await applied)[0] === 'reload failed') throw new Error('the reload failed:\n' + svr.output.text())
+  return { before: before.requests, after: after.requests }
+}
+
+function describe (ratios) {
+  const mean = ratios.reduce((sum, r) => sum + r, 0) / ratios.length
+  return 'mean ' + mean.toFixed(2) + ', lowest ' + Math.min(...ratios).toFixed(2) + ', highest ' + Math.max(...ratios).toFixed(2)
 }
 
 async function main () {
@@ -62,22 +67,26 @@ async function main () {
     const configFile = path.join(dir, 'config.json')
     await fs.writeFile(configFile, JSON.stringify({ port: '127.0.0.1:' + PORT, wwwroot: path.join(dir, 'www'), workers: 2, ...extraConfig() }))
     svr = startSvr(configFile, dir)
-    await svr.waitFor(/listening on http:/)
+    await svr.output.waitFor(/listening on http:/)
     const url = 'http://127.0.0.1:' + PORT + '/1k.html'
     // Past the first start's own warm-up.
     await runLoad('wrk', { url, connections: 50, seconds })
-    console.log('cpu: ' + os.cpus()[0].model + ', ' + os.cpus().length + ' cores; wrk -c50, ' + seconds + ' s before and after each SIGHUP')
-    console.log('| round | requests before | requests after SIGHUP | after / before |')
-    console.log('|---:|---:|---:|---:|')
+    console.log('cpu: ' + os.cpus()[0].model + ', ' + os.cpus().length + ' cores; node ' + process.version + '; wrk -c50, ' +
+      seconds + ' s before and after each SIGHUP, and two windows without one (control)')
+    console.log('| round | kind | requests before | requests after | after / before |')
+    console.log('|---:|---|---:|---:|---:|')
+    const ratios = { reload: [], control: [] }
     for (let round = 1; round <= rounds; round++) {
-      const before = await runLoad('wrk', { url, connections: 50, seconds })
-      const mark = svr.mark()
-      const applied = svr.waitFor(/reload applied|reload failed/, mark)
-      svr.child.kill('SIGHUP')
-      const after = await runLoad('wrk', { url, connections: 50, seconds })
-      await applied
-      console.log('| ' + round + ' | ' + before.requests + ' | ' + after.requests + ' | ' + (after.requests / before.requests).toFixed(2) + ' |')
+      // Alternate which pair goes first, so that neither always follows the other.
+      const kinds = round % 2 === 1 ? ['reload', 'control'] : ['control', 'reload']
+      for (const kind of kinds) {
+        const { before, after } = await windowPair(svr, url, seconds, kind === 'reload')
+        ratios[kind].push(after / before)
+        console.log('| ' + round + ' | ' + kind + ' | ' + before + ' | ' + after + ' | ' + (after / before).toFixed(2) + ' |')
+      }
     }
+    console.log('')
+    for (const kind of ['reload', 'control']) console.log(kind + ': ' + describe(ratios[kind]))
   } finally {
     if (svr !== null) svr.child.kill('SIGTERM')
     await fs.rm(dir, { recursive: true, force: true })

@@ -14,6 +14,7 @@ const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
 const { promisify } = require('node:util')
+const { ServerOutput } = require('./server-output')
 
 const run = promisify(execFile)
 const ROOT = path.join(__dirname, '..')
@@ -30,18 +31,10 @@ function sleep (ms) {
 }
 
 /** Start a server; resolves once it printed its listening line. */
-function start (args, cwd) {
+async function start (args, cwd) {
   const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-  return new Promise((resolve, reject) => {
-    let output = ''
-    const onData = (chunk) => {
-      output += chunk
-      if (/listening on https:/.test(output)) resolve(child)
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.once('exit', (code) => reject(new Error(args[0] + ' exited with ' + code + ':\n' + output)))
-  })
+  await new ServerOutput(child).waitFor(/listening on https:/)
+  return child
 }
 
 /** @returns {Promise<number[]>} established sessions on `port` per process, most first */
