@@ -25,6 +25,14 @@ module.exports = [
   },
   {
     area: 'http2-logging',
+    file: 'lib/pipeline/request/response-bytes.js',
+    what: 'a body handed over in one end() whose write failed (the client hung up) is logged as completed; Node before 24 emits its \'finish\' (caught on Node 20 and 22)',
+    find: 'this.writableFinished && (ctx.socket === null || ctx.socket.errored === null)',
+    replace: 'this.writableFinished',
+    tests: ['test/ops/access-log-bytes.test.js']
+  },
+  {
+    area: 'http2-logging',
     file: 'lib/http2/stream-response.js',
     what: 'a range sent from disk on the bare stream counts the bytes before the range too',
     find: '    countSentBytes(this, length)\n    fs.open(',

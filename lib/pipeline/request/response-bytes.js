@@ -146,7 +146,10 @@ function countHttp1Bytes (ctx, res) {
 function finishContext () {
   const ctx = this[kContext]
   ctx.duration = performance.now() - ctx.start
-  ctx.completed = this.writableFinished
+  // Node before 24 emits 'finish' also when writing the last chunk failed
+  // because the client hung up; the connection's error tells such a body
+  // was not all sent.
+  ctx.completed = this.writableFinished && (ctx.socket === null || ctx.socket.errored === null)
   ctx.status = !this.headersSent && !ctx.completed ? CLIENT_CLOSED : this.statusCode
   if (ctx.socket !== null) ctx.bytes = countHttp1Bytes(ctx, this)
   // Node drops the body of a HEAD, 1xx, 204 or 304 response, whatever was written.
