@@ -190,13 +190,9 @@ function reservationDir () {
 function reserve (dir, port) {
   const file = path.join(dir, String(port))
   for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' })
-      if (reservations.size === 0) process.once('exit', releaseReservations)
+    if (claim(dir, file)) {
       reservations.add(file)
       return true
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err
     }
     // A process that died without letting go (killed) leaves its files.
     const holder = Number(readOrEmpty(file))
@@ -204,6 +200,36 @@ function reserve (dir, port) {
     fs.rmSync(file, { force: true })
   }
   return false
+}
+
+// The port's file appears with the holder's pid already in it: a hard link
+// to this process's own pid file, made under the port's name, fails when
+// that name exists. (Creating the file and then writing the pid let another
+// process read it empty in between, take it for a dead holder's, remove it
+// and reserve the same port.)
+function claim (dir, file) {
+  try {
+    fs.linkSync(pidFile(dir), file)
+    return true
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err
+    return false
+  }
+}
+
+const ownPidFiles = new Map()
+
+function pidFile (dir) {
+  let file = ownPidFiles.get(dir)
+  if (file === undefined) {
+    file = path.join(dir, '.pid-' + process.pid)
+    fs.writeFileSync(file, String(process.pid))
+    ownPidFiles.set(dir, file)
+    // Every reservation of this process goes with it, the pid file first.
+    if (reservations.size === 0) process.once('exit', releaseReservations)
+    reservations.add(file)
+  }
+  return file
 }
 
 function readOrEmpty (file) {
