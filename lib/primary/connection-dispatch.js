@@ -5,12 +5,19 @@ const { performance } = require('node:perf_hooks')
 // The accept backlog Node's net.Server asks for.
 const BACKLOG = 511
 // Connections handed to one worker that it has not yet acknowledged, at
-// most. Each goes to the worker with the fewest unacknowledged, the next in
-// turn among equals: a worker whose event loop is busy acknowledges late and
-// gets fewer, one whose loop is blocked (a script in a long loop) gets one
-// and then none until it answers again, and a burst accepted in one go is
-// dealt out in turn.
-const IN_FLIGHT_PER_WORKER = 16
+// most: more than the burst a client opens at once (h2load's 50, a proxy's
+// pool), which is then dealt out in turn; with 16, the rest of such a burst
+// was held until the first acknowledgement, and all of it went to whichever
+// worker gave that.
+const IN_FLIGHT_PER_WORKER = 64
+// Each connection goes to the next worker in turn among those with at most
+// this many unacknowledged over the fewest. A worker whose event loop is
+// blocked (a script in a long loop) falls that far behind after a few and
+// gets none until it answers again. Workers that merely acknowledge a turn
+// apart stay within it: a burst of HTTP/2 sessions, which stay where they
+// land, is dealt out evenly instead of mostly to whichever worker happened
+// to answer first (with the strictly fewest, 50 sessions split up to 31/19).
+const BEHIND = 4
 // A worker that has left a connection unacknowledged this long is stalled
 // (stopped, or blocked in a long computation): it gets no more until it
 // acknowledges, so that at most the connections of its first moments wait
@@ -86,29 +93,26 @@ class ConnectionDispatch {
     intake.give(this, client)
   }
 
-  /** @returns {import('./worker-intake').WorkerIntake|null} the least busy, from the next in turn; null when every one is full */
+  /** @returns {import('./worker-intake').WorkerIntake|null} the next in turn not too far behind; null when every one is full or stalled */
   pick () {
-    const count = this.intakes.length
-    let best = -1
+    const { intakes } = this
+    const count = intakes.length
+    const now = performance.now()
     let fewest = IN_FLIGHT_PER_WORKER
-    let now = -1
+    for (let i = 0; i < count; i++) {
+      const size = intakes[i].inFlight.size
+      if (size < fewest && !stalled(intakes[i], now)) fewest = size
+    }
+    if (fewest === IN_FLIGHT_PER_WORKER) return null
+    const most = Math.min(fewest + BEHIND, IN_FLIGHT_PER_WORKER - 1)
     for (let tried = 0; tried < count; tried++) {
       const at = (this.turn + tried) % count
-      const intake = this.intakes[at]
-      const size = intake.inFlight.size
-      if (size < fewest) {
-        if (size !== 0) {
-          if (now === -1) now = performance.now()
-          if (now - intake.oldestAt() > STALL_MS) continue
-        }
-        best = at
-        fewest = size
-        if (size === 0) break
-      }
+      const intake = intakes[at]
+      if (intake.inFlight.size > most || stalled(intake, now)) continue
+      this.turn = (at + 1) % count
+      return intake
     }
-    if (best === -1) return null
-    this.turn = (best + 1) % count
-    return this.intakes[best]
+    return null
   }
 
   hold (client) {
@@ -161,6 +165,11 @@ class ConnectionDispatch {
   }
 }
 
+// A worker that has left a connection unacknowledged for STALL_MS.
+function stalled (intake, now) {
+  return intake.inFlight.size !== 0 && now - intake.oldestAt() > STALL_MS
+}
+
 /**
  * The dispatches of one Supervisor, one per bound socket, made on first use.
  */
@@ -192,4 +201,4 @@ class ConnectionDispatches {
   }
 }
 
-module.exports = { ConnectionDispatch, ConnectionDispatches, IN_FLIGHT_PER_WORKER, MAX_HELD, STALL_MS }
+module.exports = { ConnectionDispatch, ConnectionDispatches, IN_FLIGHT_PER_WORKER, BEHIND, MAX_HELD, STALL_MS }

@@ -13,25 +13,33 @@ module.exports = [
   {
     area: 'dispatch',
     file: 'lib/primary/connection-dispatch.js',
-    what: 'each connection goes to the next in turn with room, however many the others have not acknowledged',
-    find: '      if (size < fewest) {\n',
-    replace: '      if (size < fewest && best === -1) {\n',
+    what: 'each connection goes to the next in turn with room, however far behind it is (a blocked worker gets its full in-flight share)',
+    find: '      if (intake.inFlight.size > most || stalled(intake, now)) continue\n',
+    replace: '      if (stalled(intake, now)) continue\n',
+    tests: [UNIT]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/primary/connection-dispatch.js',
+    what: 'each connection goes to the worker with the fewest unacknowledged (a burst goes mostly to whichever answered sooner)',
+    find: '    const most = Math.min(fewest + BEHIND, IN_FLIGHT_PER_WORKER - 1)\n',
+    replace: '    const most = fewest\n',
     tests: [UNIT]
   },
   {
     area: 'dispatch',
     file: 'lib/primary/connection-dispatch.js',
     what: 'every connection goes to the first worker that listens',
-    find: '    return this.intakes[best]\n',
-    replace: '    return this.intakes[0]\n',
+    find: '      this.turn = (at + 1) % count\n      return intake\n',
+    replace: '      return intakes[0]\n',
     tests: [SPREAD]
   },
   {
     area: 'dispatch',
     file: 'lib/primary/connection-dispatch.js',
     what: 'a stalled worker keeps getting connections',
-    find: '          if (now - intake.oldestAt() > STALL_MS) continue\n',
-    replace: '',
+    find: '  return intake.inFlight.size !== 0 && now - intake.oldestAt() > STALL_MS\n',
+    replace: '  return false\n',
     tests: [UNIT]
   },
   {

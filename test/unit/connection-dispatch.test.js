@@ -2,7 +2,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { ConnectionDispatch, IN_FLIGHT_PER_WORKER, MAX_HELD, STALL_MS } = require('../../lib/primary/connection-dispatch')
+const { ConnectionDispatch, IN_FLIGHT_PER_WORKER, BEHIND, MAX_HELD, STALL_MS } = require('../../lib/primary/connection-dispatch')
 const { WorkerIntake } = require('../../lib/primary/worker-intake')
 
 function client (name) {
@@ -76,14 +76,35 @@ describe('ConnectionDispatch and WorkerIntake', () => {
     assert.deepEqual(handed(intakes), [['c']])
   })
 
-  it('should give each connection to the worker with the fewest unacknowledged, the next in turn among equals', () => {
+  it('should give each connection to the next worker in turn, leaving out one more than ' + BEHIND + ' unacknowledged behind the fewest', () => {
     const { intakes, accept } = setup(2)
     // Worker 0 is blocked and acknowledges nothing; worker 1 everything at once.
-    for (let i = 0; i < 6; i++) {
+    const count = 2 * (BEHIND + 1) + 4
+    for (let i = 0; i < count; i++) {
       accept('c' + i)
       ackAll(intakes[1])
     }
-    assert.deepEqual(handed(intakes), [['c0'], ['c1', 'c2', 'c3', 'c4', 'c5']])
+    const names = Array.from({ length: count }, (_, i) => 'c' + i)
+    // In turn until worker 0 has BEHIND + 1 waiting, then none for it.
+    const blocked = names.filter((name, i) => i % 2 === 0 && i < 2 * (BEHIND + 1))
+    assert.deepEqual(handed(intakes), [blocked, names.filter((name) => !blocked.includes(name))])
+    // It answers: it is back in the round.
+    ackAll(intakes[0])
+    accept('d0')
+    accept('d1')
+    assert.deepEqual(handed(intakes).map((list) => list.filter((name) => name.startsWith('d'))), [['d0'], ['d1']])
+  })
+
+  // HTTP/2 sessions stay on the worker they were handed to: a burst must not
+  // go mostly to whichever worker acknowledged sooner.
+  it('should deal a burst out in turn while the workers acknowledge at different paces', () => {
+    const { intakes, accept } = setup(2)
+    for (let i = 0; i < 50; i++) {
+      accept('c' + i)
+      if (i % 3 === 2) ackAll(intakes[1])
+      if (i % 7 === 6) ackAll(intakes[0])
+    }
+    assert.deepEqual(handed(intakes).map((list) => list.length), [25, 25])
   })
 
   it('should hold connections while every worker has ' + IN_FLIGHT_PER_WORKER + ' unacknowledged, and hand the oldest on at the next acknowledgement', () => {
@@ -127,10 +148,10 @@ describe('ConnectionDispatch and WorkerIntake', () => {
     accept('c')
     assert.deepEqual(handed(intakes), [['a'], ['a', 'b', 'c']])
     intakes[0].listening('main', true)
-    // Worker 1 has not acknowledged its three yet.
+    // Back in the round, after worker 1, whose three not yet acknowledged are within BEHIND.
     accept('d')
     accept('e')
-    assert.deepEqual(handed(intakes), [['a', 'd', 'e'], ['a', 'b', 'c']])
+    assert.deepEqual(handed(intakes), [['a', 'e'], ['a', 'b', 'c', 'd']])
   })
 
   it('should hand what a lost worker had not acknowledged to the others, and nothing it took', () => {
