@@ -217,19 +217,18 @@ function claim (dir, file) {
   }
 }
 
-const ownPidFiles = new Map()
+// This process's pid file in the reservation directory, written once.
+let ownPidFile = null
 
 function pidFile (dir) {
-  let file = ownPidFiles.get(dir)
-  if (file === undefined) {
-    file = path.join(dir, '.pid-' + process.pid)
-    fs.writeFileSync(file, String(process.pid))
-    ownPidFiles.set(dir, file)
+  if (ownPidFile === null) {
+    ownPidFile = path.join(dir, '.pid-' + process.pid)
+    fs.writeFileSync(ownPidFile, String(process.pid))
     // Every reservation of this process goes with it, the pid file first.
     if (reservations.size === 0) process.once('exit', releaseReservations)
-    reservations.add(file)
+    reservations.add(ownPidFile)
   }
-  return file
+  return ownPidFile
 }
 
 function readOrEmpty (file) {
