@@ -9,10 +9,11 @@
 class StreamRequest {
   /**
    * @param {import('node:http2').ServerHttp2Stream} stream
+   * @param {import('node:http2').ServerHttp2Session} session the stream's
    * @param {import('node:http2').IncomingHttpHeaders} headers as the 'stream' event gives them
    * @param {string[]} rawHeaders
    */
-  constructor (stream, headers, rawHeaders) {
+  constructor (stream, session, headers, rawHeaders) {
     // Code written for HTTP/1.1 (virtual hosts, error pages) reads Host;
     // Http2ServerRequest is given the same object, with the same addition.
     const authority = headers[':authority']
@@ -20,7 +21,7 @@ class StreamRequest {
     this.stream = stream
     // The session's TLS socket (a proxy Node makes once per session), taken
     // now: a stream that is gone no longer knows its session.
-    this.socket = stream.session.socket
+    this.socket = session.socket
     this.headers = headers
     this.rawHeaders = rawHeaders
     this.method = headers[':method']

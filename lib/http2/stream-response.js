@@ -13,7 +13,7 @@ const NO_ERROR = 0
 // initial flow-control window: one read fills what the client lets through.
 const FILE_CHUNK_BYTES = 64 * 1024
 // Header names are few (svr's own, the configured ones): each is validated
-// and lower-cased once, then looked up.
+// and lower-cased once, then looked up (KnownName).
 const MAX_KNOWN_NAMES = 512
 const knownNames = new Map()
 
@@ -43,8 +43,10 @@ class StreamResponse extends EventEmitter {
   /**
    * @param {import('node:http2').ServerHttp2Stream} stream
    * @param {string} method the request's
+   * @param {{open: number}|null} openStreams its session's count of open
+   *   streams (lib/http2/streams.js), null when none is kept
    */
-  constructor (stream, method) {
+  constructor (stream, method, openStreams = null) {
     super()
     this.stream = stream
     this.method = method
@@ -58,6 +60,8 @@ class StreamResponse extends EventEmitter {
     this.shouldKeepAlive = true
     // The full response made from this one, which answers from then on.
     this.promoted = false
+    this.openStreams = openStreams
+    if (openStreams !== null) openStreams.open++
     stream[kResponse] = this
     // A stream reset by the client emits 'error'; the response's 'close'
     // tells the access log.
@@ -70,10 +74,13 @@ class StreamResponse extends EventEmitter {
   }
 
   setHeader (name, value) {
-    const key = headerKey(name)
-    if (key === null) return this
-    if (typeof value !== 'number') validateHeaderValue(name, value)
-    this.headers[key] = value
+    const known = knownName(name)
+    if (known.key === null) return this
+    if (typeof value !== 'number' && value !== known.valid) {
+      validateHeaderValue(name, value)
+      if (typeof value === 'string') known.valid = value
+    }
+    this.headers[known.key] = value
     return this
   }
 
@@ -192,19 +199,31 @@ class StreamResponse extends EventEmitter {
   }
 }
 
+// A header name setHeader has seen: its lower-case form (null for one
+// HTTP/2 forbids), and the last value it was given that passed Node's
+// check, since most values repeat from response to response (a file's
+// type, its ETag, "nosniff"), and comparing with the last one costs less
+// than checking every character again.
+class KnownName {
+  constructor (key) {
+    this.key = key
+    this.valid = null
+  }
+}
+
 /**
  * @param {string} name a header name
- * @returns {string|null} its lower-case form, null for one HTTP/2 forbids
+ * @returns {KnownName}
  * @throws {TypeError} ERR_INVALID_HTTP_TOKEN, as Node's setHeader
  */
-function headerKey (name) {
-  let key = knownNames.get(name)
-  if (key === undefined) {
+function knownName (name) {
+  let known = knownNames.get(name)
+  if (known === undefined) {
     validateHeaderName(name)
-    key = isHopByHop(name) ? null : name.toLowerCase()
-    if (knownNames.size < MAX_KNOWN_NAMES) knownNames.set(name, key)
+    known = new KnownName(isHopByHop(name) ? null : name.toLowerCase())
+    if (knownNames.size < MAX_KNOWN_NAMES) knownNames.set(name, known)
   }
-  return key
+  return known
 }
 
 /**
@@ -213,8 +232,8 @@ function headerKey (name) {
  *   setHeader has seen (the stages ask for the names they set)
  */
 function lowerCase (name) {
-  const key = knownNames.get(name)
-  return typeof key === 'string' ? key : name.toLowerCase()
+  const known = knownNames.get(name)
+  return known !== undefined && known.key !== null ? known.key : name.toLowerCase()
 }
 
 function ignoreError () {}
@@ -222,6 +241,7 @@ function ignoreError () {}
 // `this` is the stream: one listener for every response, no closure each.
 function onStreamClose () {
   const res = this[kResponse]
+  if (res.openStreams !== null) res.openStreams.open--
   if (res.promoted) return
   res.writableFinished = res.writableEnded && this.rstCode === NO_ERROR
   if (res.writableFinished) res.emit('finish')

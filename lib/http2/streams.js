@@ -3,6 +3,30 @@
 const { StreamRequest } = require('./stream-request')
 const { StreamResponse } = require('./stream-response')
 
+const kOpenStreams = Symbol('svr.http2.openStreams')
+
+// The streams of one session still open, for its idle timer.
+class OpenStreams {
+  constructor () {
+    this.open = 0
+  }
+}
+
+/**
+ * Count the open streams of a session from now on: its idle timer
+ * (lib/worker/servers.js) closes it only when none is open, since a
+ * response still being prepared sends no frame that would restart the
+ * timer. The count rides on the one 'close' listener every stream has
+ * (its StreamResponse's), instead of a listener of its own per stream.
+ * @param {import('node:http2').ServerHttp2Session} session
+ * @returns {OpenStreams}
+ */
+function countOpenStreams (session) {
+  const streams = new OpenStreams()
+  session[kOpenStreams] = streams
+  return streams
+}
+
 /**
  * Serve an HTTP/2 server's streams with the stream objects instead of
  * Node's compatibility layer. Node installs that layer as the server's
@@ -20,12 +44,21 @@ function serveStreams (server, onRequest) {
   const compatStream = compat[0]
   server.removeListener('stream', compatStream)
   server.on('stream', function onStream (stream, headers, flags, rawHeaders) {
+    const session = stream.session
+    const streams = session[kOpenStreams] === undefined ? null : session[kOpenStreams]
     if (headers[':method'] === 'CONNECT' || headers.expect !== undefined) {
+      if (streams !== null) countCompatStream(stream, streams)
       compatStream.call(this, stream, headers, flags, rawHeaders)
       return
     }
-    onRequest(new StreamRequest(stream, headers, rawHeaders), new StreamResponse(stream, headers[':method']))
+    onRequest(new StreamRequest(stream, session, headers, rawHeaders), new StreamResponse(stream, headers[':method'], streams))
   })
 }
 
-module.exports = { serveStreams }
+// A stream Node's compatibility layer answers has no StreamResponse.
+function countCompatStream (stream, streams) {
+  streams.open++
+  stream.once('close', () => { streams.open-- })
+}
+
+module.exports = { serveStreams, countOpenStreams }

@@ -5,8 +5,49 @@
 const RESET = ['test/tls/http2-reset.test.js']
 const BYTES = ['test/tls/http2-reset.test.js', 'test/tls/http2-parity.test.js']
 const SINK = ['test/unit/log-sink-reopen.test.js', 'test/unit/log-sink.test.js']
+const IDLE = ['test/tls/http2.test.js']
 
 module.exports = [
+  {
+    area: 'http2-logging',
+    file: 'lib/worker/servers.js',
+    what: 'the idle check is setTimeout\'s callback, which runs once: after a timeout during a slow response, an idle session is never closed',
+    find: "    session.setTimeout(timeout)\n    session.on('timeout', () => {\n",
+    replace: '    session.setTimeout(timeout, () => {\n',
+    tests: IDLE
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/stream-response.js',
+    what: 'a stream is not counted open: a session whose response takes longer than keepAliveTimeout is closed under it',
+    find: '    if (openStreams !== null) openStreams.open++\n',
+    replace: '',
+    tests: IDLE
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/stream-response.js',
+    what: 'a closed stream stays counted open: an idle session is never closed',
+    find: '  if (res.openStreams !== null) res.openStreams.open--\n',
+    replace: '',
+    tests: IDLE
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/streams.js',
+    what: 'a stream answered by Node\'s compatibility layer (Expect: 100-continue) is not counted open',
+    find: '      if (streams !== null) countCompatStream(stream, streams)\n',
+    replace: '',
+    tests: IDLE
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/stream-response.js',
+    what: 'a header value is remembered as valid before it is checked: the second time, a line break goes through',
+    find: '      validateHeaderValue(name, value)\n      if (typeof value === \'string\') known.valid = value\n',
+    replace: '      if (typeof value === \'string\') known.valid = value\n      validateHeaderValue(name, value)\n',
+    tests: ['test/tls/http2-stream-headers.test.js']
+  },
   {
     area: 'http2-logging',
     file: 'lib/http2/stream-response.js',
