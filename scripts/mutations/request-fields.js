@@ -11,6 +11,38 @@ const LOG = ['test/unit/access-log-format.test.js']
 module.exports = [
   {
     area: 'request-fields',
+    file: 'lib/logging/request-id.js',
+    what: 'request ids lack the UUID version and variant bits',
+    find: '      random[first + 6] = (random[first + 6] & 0x0f) | 0x40\n',
+    replace: '',
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/logging/request-id.js',
+    what: 'request ids write each byte\'s high nibble twice',
+    find: 'text[at++] = HEX_DIGITS[byte & 15]',
+    replace: 'text[at++] = HEX_DIGITS[byte >> 4]',
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/logging/request-id.js',
+    what: 'a batch of request ids is used once past its end before it is made again',
+    find: 'if (this.taken === BATCH) this.refill()',
+    replace: 'if (this.taken > BATCH) this.refill()',
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/logging/request-id.js',
+    what: 'the random bytes are drawn once: every batch of request ids is the same',
+    find: '    randomFillSync(random)\n',
+    replace: '    if (this.ids === \'\') randomFillSync(random)\n',
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
     file: 'lib/hosts/vhost.js',
     what: 'a connection keeps the Host of its first request: a later request with another Host is named after the first',
     find: '  if (known === undefined || known.raw !== raw) {\n    const normal = normalHost(raw)',

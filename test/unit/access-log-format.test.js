@@ -151,10 +151,19 @@ describe('accessFormatter', () => {
 })
 
 describe('request ids', () => {
-  it('should generate distinct UUIDs', () => {
-    const ids = new Set(Array.from({ length: 1000 }, newRequestId))
-    assert.equal(ids.size, 1000)
-    for (const id of ids) assert.match(id, /^[0-9a-f-]{36}$/)
+  it('should generate distinct random UUIDs (version 4, variant 10), across the batches they are made in', () => {
+    // 100 batches of 128 (lib/logging/request-id.js), and a part of one.
+    const count = 12_850
+    const ids = Array.from({ length: count }, newRequestId)
+    assert.equal(new Set(ids).size, count)
+    const malformed = ids.filter((id) => !/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))
+    assert.deepEqual(malformed, [])
+    // Every random digit position takes every value: each byte's two
+    // nibbles are written, none stuck.
+    const seen = Array.from({ length: 36 }, () => new Set())
+    for (const id of ids) for (let i = 0; i < 36; i++) seen[i].add(id[i])
+    const sizes = seen.map((digits) => digits.size)
+    assert.deepEqual(sizes, [...'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx'].map((c) => c === 'x' ? 16 : c === 'y' ? 4 : 1))
   })
 
   it('should accept only short ids of safe characters from a proxy', () => {
