@@ -75,39 +75,77 @@ function quoted (value) {
  * the response was cut short: the status is then the one the client got,
  * the bytes those sent before the connection closed.
  *
- * A formatter keeps the escaped client address and the quoted Referer and
- * User-Agent of the line before: the requests of a kept-alive connection,
- * and a client's connections, repeat them, and comparing a value with the
- * last one costs less than escaping and quoting it again.
+ * A formatter keeps the fields of the line before, escaped and with the
+ * separators around them: the client address, the time (it changes once a
+ * second), the method, the protocol, the Referer and User-Agent. The
+ * requests of a kept-alive connection, and a client's connections, repeat
+ * them, and comparing a value with the last one costs less than escaping it
+ * again. A line is then about ten pieces instead of twenty, and V8 joins
+ * the pieces of every line once more when the lines are written: that copy
+ * costs per piece.
  * @returns {(entry: AccessEntry) => string} one line, with its newline
  */
 function createCombinedFormat () {
   let address = null
   let addressField = ''
+  let noUserField = ''
+  let time = null
+  let timeField = ''
+  let method = null
+  let methodField = ''
+  let protocol = null
+  let protocolField = ''
   let referer = null
   let userAgent = null
   let agentFields = ''
   return function formatCombined (entry) {
     if (entry.clientAddress !== address) {
       address = entry.clientAddress
-      addressField = escapeBareLogValue(address || '-')
+      addressField = escapeBareLogValue(address || '-') + ' - '
+      noUserField = addressField + '-'
+    }
+    const clf = clfTime(entry.time)
+    if (clf !== time) {
+      time = clf
+      timeField = ' [' + clf + '] "'
+    }
+    if (entry.method !== method) {
+      method = entry.method
+      methodField = escapeLogValue(method) + ' '
+    }
+    if (entry.protocol !== protocol) {
+      protocol = entry.protocol
+      protocolField = ' ' + escapeLogValue(protocol) + '" '
     }
     if (entry.referer !== referer || entry.userAgent !== userAgent) {
       referer = entry.referer
       userAgent = entry.userAgent
-      agentFields = quoted(referer) + ' ' + quoted(userAgent)
+      agentFields = ' ' + quoted(referer) + ' ' + quoted(userAgent) + ' "'
     }
+    const head = entry.authUser === null || entry.authUser === '' ? noUserField : addressField + escapeBareLogValue(entry.authUser)
+    // A line the parser could not split (see AccessLog#logRejected) is kept whole.
+    const request = protocol === '' ? escapeLogValue(method) + '" ' : methodField + escapeLogValue(entry.originalUrl) + protocolField
     // The request id needs no escaping: svr's own are UUIDs, and a trusted
     // proxy's is adopted only when it has none of the characters escaped
     // here (lib/logging/request-id.js).
-    return addressField + ' - ' +
-      (entry.authUser === null || entry.authUser === '' ? '-' : escapeBareLogValue(entry.authUser)) +
-      ' [' + clfTime(entry.time) + '] "' + requestLine(entry) + '" ' +
-      entry.status + ' ' + (entry.bytes === 0 ? '-' : entry.bytes) + ' ' +
-      agentFields + ' "' + entry.requestId + '"' + upstreamFields(entry) +
-      (entry.rateLimit === null || entry.rateLimit === undefined ? '' : ' rate_limit=' + entry.rateLimit) +
-      (entry.completed ? '\n' : ' aborted\n')
+    return head + timeField + request + statusField(entry.status) + (entry.bytes === 0 ? '-' : entry.bytes) + agentFields +
+      entry.requestId + (entry.upstream === null && entry.rateLimit === null && entry.completed ? '"\n' : lineEnd(entry))
   }
+}
+
+// The status and the space after it, from a table for the three-digit ones.
+const STATUS_FIELDS = Array.from({ length: 1000 }, (_, status) => status + ' ')
+
+function statusField (status) {
+  const field = STATUS_FIELDS[status]
+  return field === undefined ? status + ' ' : field
+}
+
+// The end of a line that has more than the request id.
+function lineEnd (entry) {
+  return '"' + upstreamFields(entry) +
+    (entry.rateLimit === null || entry.rateLimit === undefined ? '' : ' rate_limit=' + entry.rateLimit) +
+    (entry.completed ? '\n' : ' aborted\n')
 }
 
 const formatCombined = createCombinedFormat()
@@ -126,12 +164,6 @@ function upstreamSeconds (ms) {
   const millis = Math.round(ms)
   const fraction = millis % 1000
   return ((millis - fraction) / 1000) + (fraction < 10 ? '.00' : fraction < 100 ? '.0' : '.') + fraction
-}
-
-function requestLine (entry) {
-  // A line the parser could not split (see AccessLog#logRejected) is kept whole.
-  if (entry.protocol === '') return escapeLogValue(entry.method)
-  return escapeLogValue(entry.method) + ' ' + escapeLogValue(entry.originalUrl) + ' ' + escapeLogValue(entry.protocol)
 }
 
 /**

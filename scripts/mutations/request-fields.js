@@ -11,6 +11,38 @@ const LOG = ['test/unit/access-log-format.test.js']
 module.exports = [
   {
     area: 'request-fields',
+    file: 'lib/logging/format.js',
+    what: 'the log line keeps the user-less head of the first client address for the next ones',
+    find: '      noUserField = addressField + \'-\'\n',
+    replace: '',
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/logging/format.js',
+    what: 'the log line keeps the time of its first second',
+    find: 'if (clf !== time) {',
+    replace: 'if (time === null) {',
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/logging/format.js',
+    what: 'a cut-short response without upstream or rate limit is not marked aborted',
+    find: "entry.rateLimit === null && entry.completed ? '\"\\n'",
+    replace: "entry.rateLimit === null ? '\"\\n'",
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/logging/format.js',
+    what: 'the log line keeps the escaped method of the line before when only the protocol changed',
+    find: '    if (entry.method !== method) {',
+    replace: '    if (entry.method !== method && entry.protocol !== protocol) {',
+    tests: LOG
+  },
+  {
+    area: 'request-fields',
     file: 'lib/logging/request-id.js',
     what: 'request ids lack the UUID version and variant bits',
     find: '      random[first + 6] = (random[first + 6] & 0x0f) | 0x40\n',
