@@ -44,7 +44,7 @@ function dispatch (table, msg, ...extra) {
  */
 class Peer {
   /**
-   * @param {(msg: object, handle?: object) => boolean} send delivers a
+   * @param {(msg: object, handle?: object, written?: Function) => boolean} send delivers a
    *   message (with a socket handle, where the channel carries one) to the
    *   other end; false when that end is gone
    */
@@ -82,11 +82,13 @@ class Peer {
    * Send without waiting for an answer.
    * @param {string} act
    * @param {object} [fields]
-   * @param {object} [handle] a listening socket's handle, sent with the message
+   * @param {object} [handle] a socket's handle, sent with the message
+   * @param {(err: Error|null) => void} [written] called once the message
+   *   (and the handle's descriptor) has been written to the channel, or failed to be
    * @returns {boolean} whether the other end was there to take it
    */
-  notify (act, fields, handle) {
-    return this.send(message(act, fields), handle)
+  notify (act, fields, handle, written) {
+    return this.send(message(act, fields), handle, written)
   }
 
   /**
@@ -133,9 +135,9 @@ function serve (services) {
  * @returns {Peer}
  */
 function primaryPeer (channel = process) {
-  return new Peer((msg) => {
+  return new Peer((msg, handle, written) => {
     if (!channel.connected) return false
-    channel.send(msg)
+    channel.send(msg, handle, written)
     return true
   })
 }

@@ -1,6 +1,7 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
+const { PassPolicy } = require('./pass-policy')
 
 // Workers take connections from one shared kernel queue, which favours
 // whichever worker happens to be waiting: a few long-lived keep-alive
@@ -12,6 +13,14 @@ const REPORT_MS = 500
 // At most one connection closed per interval, so a worker that keeps
 // winning the reconnections does not churn.
 const SHED_INTERVAL_MS = 100
+// Besides the regular report, a worker whose count of open connections has
+// moved by a quarter (and at least 2) since its last report tells the
+// primary soon, at most once per this many ms: what the other workers hold
+// decides whether a worker passes a connection on, and sessions that closed
+// must not leave the others thinking it still holds them. Under a churn of
+// short connections the counts move all the time; once per 5 ms made three
+// times the messages for no better split.
+const PROMPT_REPORT_MS = 20
 
 /**
  * What one worker knows of the balance: its own connections (counted every
@@ -53,42 +62,111 @@ class ShedPolicy {
 const kCounted = Symbol('svr.balance.counted')
 
 /**
- * One worker's side of the balance: its HTTP/1 connections, reported to
- * the coordinator, and the shedding of connections above its fair share.
- * The worker's runtime holds one.
+ * One worker's side of the balance: its connections, reported to the
+ * coordinator; the shedding of HTTP/1 connections above its fair share;
+ * and whether a connection it accepts is passed on to another worker
+ * (lib/worker/shared-port.js). The worker's runtime holds one.
  */
 class WorkerBalance {
   constructor () {
     this.policy = new ShedPolicy()
+    this.passPolicy = new PassPolicy()
     // Open connections that have carried an HTTP/1 request: the only ones a
     // worker can hand back. HTTP/2 sessions and tunnels are not counted on
     // either side of the share, so they never make a worker shed the others.
     this.connections = 0
+    // Every open connection of the worker's servers, from accept to close.
+    this.open = 0
+    this.coordinator = null
     this.timer = null
+    this.reported = -1
+    this.reportedOpen = -1
+    this.reportedAt = -Infinity
+    this.reportDue = false
     this.uncount = () => { this.connections-- }
+    this.closed = () => {
+      this.open--
+      this.reportIfMoved()
+    }
+    this.opened = this.opened.bind(this)
+    this.report = this.report.bind(this)
     this.shedIfOverShare = this.shedIfOverShare.bind(this)
   }
 
   /**
-   * Report this worker's HTTP/1 connections to the coordinator every
-   * REPORT_MS while they change, so that it can work out every worker's
-   * fair share.
+   * Count the connections of `server` (any protocol) while they are open.
+   * @param {import('node:net').Server} server
+   */
+  watch (server) {
+    server.prependListener('connection', this.opened)
+  }
+
+  opened (socket) {
+    this.open++
+    socket.once('close', this.closed)
+    this.reportIfMoved()
+  }
+
+  /**
+   * Report this worker's connections to the coordinator every REPORT_MS
+   * while they change, and sooner when the open ones moved a lot, so that
+   * it can work out every worker's fair share and what the others hold.
    * @param {import('../ipc').Peer} coordinator
    */
   startReports (coordinator) {
     if (this.timer !== null) clearInterval(this.timer)
-    let reported = -1
+    this.coordinator = coordinator
     this.timer = setInterval(() => {
       this.policy.count(this.connections)
-      if (this.connections !== reported && coordinator.notify('load', { connections: this.connections })) reported = this.connections
+      if (this.connections !== this.reported || this.open !== this.reportedOpen) this.report()
     }, REPORT_MS)
     this.timer.unref()
+    this.report()
   }
 
-  /** Stop reporting: the worker is done (an in-process one does not take its timers along by exiting). */
+  report () {
+    this.reportDue = false
+    if (this.coordinator === null) return
+    this.reportedAt = performance.now()
+    if (!this.coordinator.notify('load', { connections: this.connections, open: this.open })) return
+    this.reported = this.connections
+    this.reportedOpen = this.open
+  }
+
+  reportIfMoved () {
+    if (this.reportDue || this.coordinator === null) return
+    const moved = Math.abs(this.open - this.reportedOpen)
+    if (moved < 2 || moved < this.reportedOpen / 4) return
+    this.reportDue = true
+    const wait = this.reportedAt + PROMPT_REPORT_MS - performance.now()
+    if (wait > 0) setTimeout(this.report, wait).unref()
+    else setImmediate(this.report)
+  }
+
+  /** Stop reporting, and keep every connection: the worker is done (an in-process one does not take its timers along by exiting). */
   stopReports () {
     clearInterval(this.timer)
     this.timer = null
+    this.coordinator = null
+    this.stopPassing()
+  }
+
+  /** Keep every connection accepted from now on: the worker is stopping, and the others no longer count on it. */
+  stopPassing () {
+    this.passPolicy.stop()
+  }
+
+  /** @returns {boolean} whether to pass the connection this worker just accepted on to another */
+  shouldPass () {
+    return this.passPolicy.shouldPass(this.open)
+  }
+
+  /**
+   * The coordinator's 'peer-load' message.
+   * @param {{others: number, peers: number}} msg
+   */
+  peerLoad (msg) {
+    this.passPolicy.peerLoad(msg)
   }
 
   /**
@@ -119,4 +197,4 @@ class WorkerBalance {
   }
 }
 
-module.exports = { ShedPolicy, WorkerBalance, REPORT_MS, SHED_INTERVAL_MS }
+module.exports = { ShedPolicy, WorkerBalance, REPORT_MS, SHED_INTERVAL_MS, PROMPT_REPORT_MS }

@@ -12,11 +12,13 @@ const { workerExecArgv } = require('./worker-flags')
  */
 class ClusterLauncher {
   constructor () {
-    // The Supervisor accepts and hands out the connections itself
-    // (lib/primary/connection-dispatch.js): with the cluster module's
-    // round-robin, one handed to a worker that has just died is never
-    // answered nor closed, so its client hangs. And the cluster module must
-    // not bind sockets of its own for a worker's listen().
+    // The Supervisor binds the sockets, and its workers accept from their
+    // shared queues, passing on what would put one over its part
+    // (lib/primary/connection-dispatch.js). With the cluster module's
+    // round-robin every connection would cross the primary, and one handed
+    // to a worker that has just died is never answered nor closed, so its
+    // client hangs. And the cluster module must not bind sockets of its own
+    // for a worker's listen().
     cluster.schedulingPolicy = cluster.SCHED_NONE
     this.handsConnections = true
     cluster.setupPrimary({ exec: require.resolve('../../svr.js'), args: [], execArgv: workerExecArgv() })

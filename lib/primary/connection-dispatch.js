@@ -2,8 +2,6 @@
 
 const { performance } = require('node:perf_hooks')
 
-// The accept backlog Node's net.Server asks for.
-const BACKLOG = 511
 // Connections handed to one worker that it has not yet acknowledged, at
 // most: more than the burst a client opens at once (h2load's 50, a proxy's
 // pool), which is then dealt out in turn; with 16, the rest of such a burst
@@ -23,28 +21,31 @@ const BEHIND = 4
 // acknowledges, so that at most the connections of its first moments wait
 // for it. Far longer than a busy event loop's turn.
 const STALL_MS = 250
-// Accepted connections held while no worker can take one (every worker
-// replaced at once, or all of them busy). Past this, a new one is closed,
-// as a full backlog would refuse it.
+// Passed-on connections held while no worker can take one (the worker that
+// passed them stopped listening, and the others are full or stalled).
+// Past this, a new one is closed, as a full backlog would refuse it.
 const MAX_HELD = 4096
 const DROP_WARNING_MS = 10000
 
-// When workers accept from one shared kernel queue, whichever worker is
-// waiting in epoll takes the connections of a burst: a load generator's or
-// a browser's fifty connections often all land on one worker. An HTTP/1.1
-// connection over a worker's share can be sent back (Connection: close, see
-// lib/balance/worker.js), but an HTTP/2 session carries every request of its
-// client for as long as it lives, so one core serves while the other idles.
-// So the primary, which holds the listening sockets anyway, accepts and
-// hands each connection to the next worker in turn, before a byte of it is
-// read (the TLS handshake runs in the worker). Unlike Node's round-robin
-// scheduling, the primary keeps its own descriptor of each connection
+// Workers accept from the one kernel queue of each socket, and whichever
+// worker is waiting in epoll when a burst arrives takes most of it: a load
+// generator's or a browser's fifty connections often all land on one. An
+// HTTP/1.1 connection over a worker's share can be sent back later
+// (Connection: close, see lib/balance/worker.js), but an HTTP/2 session
+// carries every request of its client for as long as it lives, so one core
+// would serve while the other idles. So a worker that would hold more than
+// its part passes the connection it just accepted to the primary, before a
+// byte of it is read (lib/worker/shared-port.js), and the primary hands it
+// to the next other worker in turn. Connections that need no moving never
+// reach the primary: handing every one over cost the primary some 60 µs of
+// CPU per connection and made new TLS connections per second 18 % fewer.
+// The primary keeps its own descriptor of each connection it hands over
 // until the worker acknowledges it: one handed to a worker that dies before
 // taking it goes to another worker instead of being lost with the message.
 
 /**
- * One bound socket of the Supervisor: accepts its connections and hands
- * them to the workers that listen on it, in turn.
+ * One bound socket of the Supervisor: hands the connections its workers
+ * pass on to the others that listen on it, in turn.
  */
 class ConnectionDispatch {
   /**
@@ -54,7 +55,6 @@ class ConnectionDispatch {
   constructor (handle, log) {
     this.handle = handle
     this.log = log
-    this.listening = false
     this.closed = false
     // WorkerIntakes (./worker-intake.js) whose worker listens on this socket, in the order of the round.
     this.intakes = []
@@ -66,26 +66,11 @@ class ConnectionDispatch {
   }
 
   /**
-   * Put the socket in the listening state, once.
-   * @returns {number} 0, or the libuv error of listen()
-   */
-  start () {
-    if (this.listening || this.closed) return 0
-    this.handle.onconnection = (err, client) => {
-      // An accept that failed (EMFILE, say) leaves the connection in the backlog.
-      if (err === 0 && client !== undefined) this.hand(client)
-    }
-    const err = this.handle.listen(BACKLOG)
-    if (err === 0) this.listening = true
-    return err
-  }
-
-  /**
    * Give a connection to the next worker free to take one, or hold it.
    * @param {object} client an accepted TCP or Pipe handle
    */
   hand (client) {
-    const intake = this.pick()
+    const intake = this.pick(null)
     if (intake === null) {
       this.hold(client)
       return
@@ -93,8 +78,29 @@ class ConnectionDispatch {
     intake.give(this, client)
   }
 
-  /** @returns {import('./worker-intake').WorkerIntake|null} the next in turn not too far behind; null when every one is full or stalled */
-  pick () {
+  /**
+   * A worker passed on a connection it accepted (it holds more than its
+   * part): the next other worker in turn gets it, or, when none can take
+   * one now, the worker that passed it, which keeps what it is handed.
+   * @param {object} client an accepted TCP or Pipe handle, not yet read from
+   * @param {import('./worker-intake').WorkerIntake} from
+   */
+  pass (client, from) {
+    const intake = this.pick(from)
+    if (intake !== null) {
+      intake.give(this, client)
+      return
+    }
+    if (this.intakes.includes(from)) from.give(this, client)
+    else this.hold(client)
+  }
+
+  /**
+   * @param {import('./worker-intake').WorkerIntake|null} except left out of the turn
+   *   (though not of the fewest: another too far behind it gets nothing either)
+   * @returns {import('./worker-intake').WorkerIntake|null} the next in turn not too far behind; null when every one is full or stalled
+   */
+  pick (except) {
     const { intakes } = this
     const count = intakes.length
     const now = performance.now()
@@ -108,7 +114,7 @@ class ConnectionDispatch {
     for (let tried = 0; tried < count; tried++) {
       const at = (this.turn + tried) % count
       const intake = intakes[at]
-      if (intake.inFlight.size > most || stalled(intake, now)) continue
+      if (intake === except || intake.inFlight.size > most || stalled(intake, now)) continue
       this.turn = (at + 1) % count
       return intake
     }
@@ -137,7 +143,7 @@ class ConnectionDispatch {
   /** Hand held connections to workers with room for them. */
   release () {
     while (this.held.length !== 0) {
-      const intake = this.pick()
+      const intake = this.pick(null)
       if (intake === null) return
       intake.give(this, this.held.shift())
     }

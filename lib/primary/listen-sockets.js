@@ -133,15 +133,12 @@ class ListenSockets {
 
   /**
    * @param {object} config
-   * @returns {Array<{role: string, handle: object, address: string|object}>} the bound
-   *   sockets a worker of `config` listens on; none while closed
+   * @returns {Array<{role: string, handle: object}>} the bound sockets a
+   *   worker of `config` listens on; none while closed
    */
   handles (config) {
     if (!this.open) return []
-    return listenTargets(config).map((target) => {
-      const { handle, address } = this.entries.get(socketKey(target))
-      return { role: target.role, handle, address }
-    })
+    return listenTargets(config).map((target) => ({ role: target.role, handle: this.entries.get(socketKey(target)).handle }))
   }
 
   /**

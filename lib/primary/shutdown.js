@@ -23,7 +23,7 @@ const shutdown = {
     for (const [worker, record] of this.records) {
       if (record.waiter !== null) record.waiter.reject(new Error('server is stopping'))
       record.retiring = true
-      this.fairShare.forget(worker)
+      this.loads.forget(worker)
       record.peer.notify('shutdown', { delay: this.options.config.shutdownDelay })
     }
     if (this.records.size === 0) {
@@ -38,9 +38,10 @@ const shutdown = {
   },
 
   // Workers go on accepting for shutdownDelay (a load balancer's health
-  // check sees them draining meanwhile). They hold their own descriptors of
-  // the sockets, unless the primary hands them the connections: then the
-  // primary's are what they accept from, until the delay is over.
+  // check sees them draining meanwhile), on their own descriptors of the
+  // sockets. A connection a worker passed on just before it was told to
+  // stop still reaches the primary meanwhile, and is handed back: the
+  // dispatch of its socket lives as long as the primary's descriptor.
   closeSocketsWhenDrained () {
     const { shutdownDelay } = this.options.config
     if (this.dispatches === null || shutdownDelay === 0) {

@@ -1,6 +1,5 @@
 'use strict'
 
-const util = require('node:util')
 const { Coordinator } = require('./coordinator')
 const { svrError } = require('../errors')
 const { listeningLines, listenError, removeStaleSockets } = require('../listen')
@@ -9,7 +8,7 @@ const { ConnectionDispatches } = require('./connection-dispatch')
 const { scriptPath } = require('../application/locate')
 const { warnForwardingConfig } = require('../access/client-address')
 const { PrimaryCounters } = require('../metrics/primary')
-const { FairShare } = require('../balance/primary')
+const { WorkerLoads } = require('../balance/primary')
 const { ReloadQueue } = require('./reload')
 const { createSlot } = require('./slots')
 const { workerSlots } = require('./worker-slots')
@@ -59,9 +58,9 @@ class Supervisor {
     this.slots = []
     this.records = new Map()
     this.reloads = new ReloadQueue(() => this.applyReload(), () => this.phase === 'running' ? null : this.phase, log)
-    // With cluster workers the primary accepts every connection and hands
-    // it to a worker (lib/primary/connection-dispatch.js); an in-process
-    // worker listens on a port of the socket's feed instead.
+    // Cluster workers share each listening socket, and the primary hands a
+    // connection one of them passes on to another (lib/primary/connection-dispatch.js);
+    // an in-process worker listens on a port of the socket's feed instead.
     this.dispatches = launcher.handsConnections ? new ConnectionDispatches(log) : null
     this.sockets = new ListenSockets((handle) => { if (this.dispatches !== null) this.dispatches.closed(handle) })
     // What the workers report of the application code they run: the names
@@ -71,9 +70,9 @@ class Supervisor {
     this.forceTimer = null
     // Set once the stop is over and the process about to exit.
     this.finished = false
-    this.fairShare = new FairShare((worker, share) => {
+    this.loads = new WorkerLoads((worker, act, fields) => {
       const record = this.records.get(worker)
-      if (record !== undefined) record.peer.notify('fair-share', { connections: share })
+      if (record !== undefined) record.peer.notify(act, fields)
     })
     // The cluster-wide services (login throttle, status page, metrics).
     this.coordinator = new Coordinator(log, () => this.targets(), this.counters, (act, fields) => this.broadcast(act, fields))
@@ -87,7 +86,8 @@ class Supervisor {
       load: (msg, peer, worker) => this.onLoad(msg, worker),
       'conn-taken': (msg, peer, worker) => this.intakeOf(worker)?.acknowledged(msg),
       'port-open': (msg, peer, worker) => this.onPort(worker, msg.role, true),
-      'port-closed': (msg, peer, worker) => this.onPort(worker, msg.role, false)
+      'port-closed': (msg, peer, worker) => this.onPort(worker, msg.role, false),
+      'conn-pass': (msg, peer, worker, client) => this.onPass(worker, msg.role, client)
     }
     warnForwardingConfig(options.config, log)
   }
@@ -196,21 +196,30 @@ class Supervisor {
     return this.records.get(worker)?.intake
   }
 
-  // A worker's server listens on a port the primary feeds (or stopped):
-  // a retiring worker gets no new connections, even if it listens again.
+  // A worker's server listens on a shared socket (or stopped): a retiring
+  // worker is handed no connections, even if it listens again.
   onPort (worker, role, open) {
     const record = this.records.get(worker)
     if (record === undefined || record.intake === null) return
-    try {
-      record.intake.listening(role, open && !record.retiring)
-    } catch (err) {
-      this.log.error(err.message + ': ' + util.getSystemErrorName(err.errno))
+    record.intake.listening(role, open && !record.retiring)
+  }
+
+  // A worker passed on a connection it accepted, holding more than its part.
+  onPass (worker, role, client) {
+    if (client === undefined || client === null) return
+    const intake = this.intakeOf(worker)
+    const dispatch = intake?.sockets.get(role)
+    if (dispatch === undefined) {
+      // From a worker whose exit has been handled: there is nobody to give it to.
+      client.close()
+      return
     }
+    dispatch.pass(client, intake)
   }
 
   onLoad (msg, worker) {
     const record = this.records.get(worker)
-    if (record !== undefined && !record.retiring) this.fairShare.report(worker, msg.connections)
+    if (record !== undefined && !record.retiring) this.loads.report(worker, msg)
   }
 
   reload () {

@@ -89,8 +89,6 @@ class WorkerIntake {
       dispatch.remove(this)
       return
     }
-    const err = dispatch.start()
-    if (err !== 0) throw Object.assign(new Error('cannot listen on the ' + role + ' socket'), { errno: err })
     dispatch.add(this)
   }
 

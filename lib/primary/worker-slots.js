@@ -17,11 +17,11 @@ const workerSlots = {
   fork (slot, options) {
     const worker = this.launcher.launch(slot, options)
     const peer = workerPeer(worker)
-    // intake: the connections the primary hands the worker, when it does.
+    // intake: the connections the primary hands the worker (ones the others passed on).
     const intake = this.dispatches === null ? null : new WorkerIntake(peer)
     const record = { slot, worker, options, peer, intake, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
     this.records.set(worker, record)
-    worker.on('message', (msg) => dispatch(this.handlers, msg, peer, worker))
+    worker.on('message', (msg, handle) => dispatch(this.handlers, msg, peer, worker, handle))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn(this.launcher.name(slot, worker) + ' channel error:', err.message))
     if (intake !== null) handBackOnLoss(worker, intake)
@@ -37,13 +37,9 @@ const workerSlots = {
   sendSockets (record) {
     const { peer, intake } = record
     const handles = this.sockets.handles(record.options.config)
-    for (const { role, handle, address } of handles) {
-      if (intake === null) {
-        peer.notify('listen', { role }, handle)
-        continue
-      }
-      intake.assign(role, this.dispatches.of(handle))
-      peer.notify('listen', { role, handed: true, address: typeof address === 'object' ? address : null })
+    for (const { role, handle } of handles) {
+      if (intake !== null) intake.assign(role, this.dispatches.of(handle))
+      peer.notify('listen', { role, shared: intake !== null }, handle)
     }
     return handles.length !== 0
   },
@@ -51,7 +47,7 @@ const workerSlots = {
   onExit (worker, code, signal) {
     const record = this.records.get(worker)
     this.records.delete(worker)
-    this.fairShare.forget(worker)
+    this.loads.forget(worker)
     if (record === undefined) return
     const { slot } = record
     const how = signal ? 'signal ' + signal : 'code ' + code
@@ -121,7 +117,7 @@ const workerSlots = {
       await ready
     } catch (err) {
       record.retiring = true
-      this.fairShare.forget(fresh)
+      this.loads.forget(fresh)
       fresh.process.kill('SIGKILL')
       throw err
     } finally {
@@ -138,7 +134,7 @@ const workerSlots = {
     const record = this.records.get(worker)
     if (record === undefined || record.retiring) return
     record.retiring = true
-    this.fairShare.forget(worker)
+    this.loads.forget(worker)
     if (record.intake !== null) record.intake.leave()
     record.peer.notify('shutdown')
     const timeout = this.options.config.shutdownTimeout

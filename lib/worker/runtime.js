@@ -145,6 +145,7 @@ class Runtime {
       'metrics-collect': () => this.metricsSnapshot(),
       blocklist: (msg) => this.blocklist.set(msg.entries),
       'fair-share': (msg) => this.balance.share(msg),
+      'peer-load': (msg) => this.balance.peerLoad(msg),
       'acme-install': (msg) => this.certificates.install(msg),
       'acme-alpn': (msg) => this.certificates.challenge(msg),
       'proxy-health': (msg) => this.proxy.setVerdicts(msg.verdicts),

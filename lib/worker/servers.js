@@ -44,6 +44,8 @@ function createServers (options, runtime) {
   if (config.secure && config.enableOCSPStapling) log.warn('enableOCSPStapling is not supported; handshakes go without stapled OCSP responses')
   const main = config.secure ? createSecureServer(options, runtime.certificates) : createPlainServer(config)
   const plain = config.secure && !config.disableNonEncryptedServer ? createPlainServer(config) : null
+  runtime.balance.watch(main)
+  if (plain !== null) runtime.balance.watch(plain)
   const pipeline = createPipeline(options, runtime)
   const servers = { main, plain, mods: pipeline.mods, commands: pipeline.commands, lifecycle: pipeline.lifecycle }
   routeTo(servers, pipeline, config)

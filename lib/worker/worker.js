@@ -8,7 +8,7 @@ const { deepFreeze } = require('../util/deep-freeze')
 const { createServers, shutDown } = require('./servers')
 const { listenError } = require('../listen')
 const { listenOnHandle } = require('./listen-on-handle')
-const { HandedPort } = require('./handed-port')
+const { SharedPort } = require('./shared-port')
 const { containRequestError } = require('../application/request-scope')
 const { LogFiles } = require('../logging')
 const { stopAccepting, resumeAcceptingOn, serverList } = require('./accepting')
@@ -66,8 +66,8 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
   const logs = new LogFiles()
   const log = createLogger(name, logs)
   // handles: the listening sockets the primary sent, by server role, until
-  // used; ports: the latest HandedPort of each role, when the primary
-  // accepts the connections and hands them over.
+  // used; ports: the latest SharedPort of each role, when the socket is
+  // shared with the other workers of a cluster.
   // taken: ids of the connections taken this turn, to acknowledge.
   const state = { servers: null, options: null, stopping: false, handles: new Map(), ports: new Map(), taken: [], logs, channel, exit }
   const coordinator = primaryPeer(channel)
@@ -90,7 +90,7 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
       deepFreeze(msg.options.config)
       boot(msg.options, state)
     },
-    listen: (msg, from, handle) => receiveHandle(state, msg.role, msg.handed === true ? handedPort(state, msg) : handle),
+    listen: (msg, from, handle) => receiveHandle(state, msg.role, msg.shared === true ? sharedPort(state, msg.role, handle) : handle),
     conn: (msg, from, client) => takeConnection(state, msg, client),
     shutdown: (msg) => stop(state, msg.delay || 0),
     'reopen-logs': () => logs.reopen().catch((err) => log.error('cannot reopen the log files:', err.message))
@@ -144,15 +144,17 @@ function receiveHandle (state, role, handle) {
   state.handles.set(role, handle)
 }
 
-function handedPort (state, msg) {
-  const port = new HandedPort(msg.role, state.coordinator, msg.address || null)
-  state.ports.set(msg.role, port)
+function sharedPort (state, role, handle) {
+  if (handle === undefined || handle === null) return undefined
+  const port = new SharedPort(role, handle, state.coordinator, state.runtime.balance)
+  state.ports.set(role, port)
   return port
 }
 
-// A connection the primary accepted: the server of its role takes it, or,
-// when that server no longer listens, the primary gives it to another
-// worker at once. The connections taken are acknowledged together once per
+// A connection the primary hands over (another worker passed it on, or one
+// that died before taking it had been handed it): the server of its role
+// takes it, or, when that server no longer listens, the primary gives it
+// to another worker at once. The connections taken are acknowledged together once per
 // turn of the event loop, before a byte of any of them is read here (reads
 // come in the poll phase of the next turn).
 function takeConnection (state, msg, client) {
@@ -204,6 +206,7 @@ function reportBootError (state, err, reason) {
 async function stop (state, delay) {
   if (state.stopping) return
   state.stopping = true
+  state.runtime.balance.stopPassing()
   if (state.servers !== null) {
     // Orphaned by a dead primary, nobody would kill a worker held open by
     // one long connection (a CONNECT tunnel, say).

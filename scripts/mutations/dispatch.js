@@ -8,14 +8,16 @@ const SPREAD = 'test/cluster/connection-spread.test.js'
 const SUPERVISION = 'test/cluster/supervision.test.js'
 const SESSIONS = 'test/unit/tls-session-cache.test.js'
 const RESUMPTION = 'test/tls/resumption.test.js'
+const PASSING = 'test/unit/pass-policy.test.js'
+const INTERNALS = 'test/unit/node-internals.test.js'
 
 module.exports = [
   {
     area: 'dispatch',
     file: 'lib/primary/connection-dispatch.js',
     what: 'each connection goes to the next in turn with room, however far behind it is (a blocked worker gets its full in-flight share)',
-    find: '      if (intake.inFlight.size > most || stalled(intake, now)) continue\n',
-    replace: '      if (stalled(intake, now)) continue\n',
+    find: '      if (intake === except || intake.inFlight.size > most || stalled(intake, now)) continue\n',
+    replace: '      if (intake === except || stalled(intake, now)) continue\n',
     tests: [UNIT]
   },
   {
@@ -32,7 +34,87 @@ module.exports = [
     what: 'every connection goes to the first worker that listens',
     find: '      this.turn = (at + 1) % count\n      return intake\n',
     replace: '      return intakes[0]\n',
-    tests: [SPREAD]
+    tests: [UNIT, SPREAD]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/primary/connection-dispatch.js',
+    what: 'a connection passed on may go straight back to the worker that passed it',
+    find: '    const intake = this.pick(from)\n',
+    replace: '    const intake = this.pick(null)\n',
+    tests: [UNIT]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/worker/shared-port.js',
+    what: 'a worker keeps every connection it accepts, however many it holds',
+    find: '    if (err === 0 && client !== undefined && this.balance.shouldPass() && this.pass(client)) return\n',
+    replace: '',
+    tests: [SPREAD, INTERNALS]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/worker/shared-port.js',
+    what: 'a worker closes its copy of a connection it passes on before the message carrying it is written',
+    find: "    return this.coordinator.notify('conn-pass', { role: this.role }, client, (err) => {\n",
+    replace: "    client.close()\n    return this.coordinator.notify('conn-pass', { role: this.role }, client, (err) => {\n",
+    tests: [SPREAD, INTERNALS]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/balance/pass-policy.js',
+    what: 'the connection just accepted is left out of the count it is judged by',
+    find: '    const mine = open + 1\n',
+    replace: '    const mine = open\n',
+    tests: [PASSING]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/balance/pass-policy.js',
+    what: 'a worker passes on one connection more than its slack allows it to keep',
+    find: '    if (mine <= even + Math.max(MIN_SLACK, even * SLACK_FRACTION)) return false\n',
+    replace: '    if (mine < even + Math.max(MIN_SLACK, even * SLACK_FRACTION)) return false\n',
+    tests: [PASSING]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/balance/pass-policy.js',
+    what: 'connections passed on are not counted as the others\' until the primary says so (a burst is passed on whole)',
+    find: '    this.passed++\n    return true\n',
+    replace: '    return true\n',
+    tests: [PASSING]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/balance/pass-policy.js',
+    what: 'the passes counted stay counted after the primary has told the others\' load',
+    find: '    this.others = others\n    this.peers = peers\n    this.passed = 0\n',
+    replace: '    this.others = others\n    this.peers = peers\n',
+    tests: [PASSING]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/balance/primary.js',
+    what: 'a worker is told its own connections among the others\'',
+    find: '      const others = total - open\n',
+    replace: '      const others = total\n',
+    tests: [PASSING]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/balance/worker.js',
+    what: 'a worker reports a large move of its open connections only with the regular report',
+    find: '    if (moved < 2 || moved < this.reportedOpen / 4) return\n',
+    replace: '    return\n',
+    tests: [PASSING]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/balance/worker.js',
+    what: 'a closed connection stays counted as open',
+    find: '    this.closed = () => {\n      this.open--\n',
+    replace: '    this.closed = () => {\n',
+    tests: [PASSING]
   },
   {
     area: 'dispatch',

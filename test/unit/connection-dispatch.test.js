@@ -22,12 +22,13 @@ function peer () {
   }
 }
 
-function listeningSocket () {
-  return { listens: 0, onconnection: null, listen () { this.listens++; return 0 } }
+// The bound socket: the workers listen on it, never the primary.
+function boundSocket () {
+  return { onconnection: null, listen () { throw new Error('the primary listened') } }
 }
 
 function setup (workers, log = { warn () {} }) {
-  const socket = listeningSocket()
+  const socket = boundSocket()
   const dispatch = new ConnectionDispatch(socket, log)
   const intakes = []
   for (let i = 0; i < workers; i++) {
@@ -36,12 +37,19 @@ function setup (workers, log = { warn () {} }) {
     intake.listening('main', true)
     intakes.push(intake)
   }
+  // A connection to hand out (one a dead worker had not taken, say).
   const accept = (name) => {
     const c = client(name)
-    socket.onconnection(0, c)
+    dispatch.hand(c)
     return c
   }
-  return { socket, dispatch, intakes, accept }
+  // A connection the worker `from` passed on.
+  const pass = (name, from) => {
+    const c = client(name)
+    dispatch.pass(c, intakes[from])
+    return c
+  }
+  return { socket, dispatch, intakes, accept, pass }
 }
 
 // The names of the connections each worker was handed, in order.
@@ -51,9 +59,8 @@ const ackAll = (intake, taken = true) => {
 }
 
 describe('ConnectionDispatch and WorkerIntake', () => {
-  it('should listen once, and hand connections to the workers in turn', () => {
-    const { socket, intakes, accept } = setup(3)
-    assert.equal(socket.listens, 1)
+  it('should hand connections to the workers in turn', () => {
+    const { intakes, accept } = setup(3)
     for (let i = 0; i < 6; i++) {
       accept('c' + i)
       // Acknowledged at once: every worker has room, the turn alone decides.
@@ -193,14 +200,13 @@ describe('ConnectionDispatch and WorkerIntake', () => {
   })
 
   it('should hold connections while no worker listens, and hand them out once one does', () => {
-    const socket = listeningSocket()
-    const dispatch = new ConnectionDispatch(socket, { warn () {} })
+    const dispatch = new ConnectionDispatch(boundSocket(), { warn () {} })
     const intake = new WorkerIntake(peer())
     intake.assign('main', dispatch)
     intake.listening('main', true)
     intake.leave()
-    socket.onconnection(0, client('a'))
-    socket.onconnection(0, client('b'))
+    dispatch.hand(client('a'))
+    dispatch.hand(client('b'))
     assert.deepEqual(dispatch.held.map((c) => c.name), ['a', 'b'])
     intake.listening('main', true)
     assert.deepEqual(handed([intake]), [['a', 'b']])
@@ -208,8 +214,7 @@ describe('ConnectionDispatch and WorkerIntake', () => {
 
   it('should close connections past ' + MAX_HELD + ' held, and warn', () => {
     const warnings = []
-    const socket = listeningSocket()
-    const dispatch = new ConnectionDispatch(socket, { warn: (line) => warnings.push(line) })
+    const dispatch = new ConnectionDispatch(boundSocket(), { warn: (line) => warnings.push(line) })
     const intake = new WorkerIntake(peer())
     intake.assign('main', dispatch)
     intake.listening('main', true)
@@ -217,7 +222,7 @@ describe('ConnectionDispatch and WorkerIntake', () => {
     const clients = []
     for (let i = 0; i < MAX_HELD + 2; i++) {
       clients.push(client('c' + i))
-      socket.onconnection(0, clients[i])
+      dispatch.hand(clients[i])
     }
     assert.equal(dispatch.held.length, MAX_HELD)
     assert.deepEqual(clients.map((c) => c.closed).lastIndexOf(false), MAX_HELD - 1)
@@ -226,11 +231,9 @@ describe('ConnectionDispatch and WorkerIntake', () => {
   })
 
   it('should close what it holds when the socket closes, and what comes after', () => {
-    const socket = listeningSocket()
-    const dispatch = new ConnectionDispatch(socket, { warn () {} })
-    dispatch.start()
+    const dispatch = new ConnectionDispatch(boundSocket(), { warn () {} })
     const held = client('a')
-    socket.onconnection(0, held)
+    dispatch.hand(held)
     dispatch.close()
     assert.equal(held.closed, true)
     const late = client('b')
@@ -243,9 +246,32 @@ describe('ConnectionDispatch and WorkerIntake', () => {
     assert.deepEqual(dispatch.intakes, [])
   })
 
-  it('should ignore a failed accept', () => {
-    const { socket, intakes } = setup(1)
-    socket.onconnection(-24, undefined)
-    assert.deepEqual(handed(intakes), [[]])
+  it('should give a passed-on connection to the next other worker in turn, never back to the one that passed it while another has room', () => {
+    const { intakes, pass } = setup(3)
+    for (let i = 0; i < 4; i++) {
+      pass('p' + i, 0)
+      for (const intake of intakes) ackAll(intake)
+    }
+    pass('q', 1)
+    assert.deepEqual(handed(intakes), [['q'], ['p0', 'p2'], ['p1', 'p3']])
+  })
+
+  it('should give a passed-on connection back to the worker that passed it when no other can take one', () => {
+    const { intakes, pass } = setup(2)
+    // The other worker is as far behind as it may be.
+    for (let i = 0; i <= BEHIND; i++) pass('x' + i, 0)
+    assert.deepEqual(handed(intakes), [[], ['x0', 'x1', 'x2', 'x3', 'x4']])
+    pass('back', 0)
+    assert.deepEqual(handed(intakes), [['back'], ['x0', 'x1', 'x2', 'x3', 'x4']])
+  })
+
+  it('should hold a passed-on connection when its worker has left and no other can take one, and close it when the socket closes', () => {
+    const { dispatch, intakes, pass } = setup(2)
+    intakes[1].leave()
+    intakes[0].leave()
+    const c = pass('late', 0)
+    assert.deepEqual(dispatch.held.map((held) => held.name), ['late'])
+    dispatch.close()
+    assert.equal(c.closed, true)
   })
 })

@@ -32,7 +32,8 @@ const INTERFACES = {
   listen2: { name: '_listen2', file: 'lib/worker/listen-on-handle.js', what: 'server._handle = handle; server._listen2()', why: 'make a worker\'s server listen on a socket the primary bound' },
   handle: { name: '_handle', file: 'lib/worker/listen-on-handle.js', what: 'server._handle', why: 'make a worker\'s server listen on a socket the primary bound' },
   sendHandle: { name: null, file: 'lib/ipc.js', what: 'worker.send(message, handle) with a raw TCP or Pipe handle', why: 'hand the primary\'s bound sockets to every worker' },
-  dispatch: { name: null, file: 'lib/primary/connection-dispatch.js', what: 'handle.onconnection of a bound handle in the primary, the accepted client handle sent over IPC, and onconnection of the object a worker\'s server adopted', why: 'hand each connection to the workers in turn' },
+  dispatch: { name: null, file: 'lib/primary/connection-dispatch.js', what: 'a client handle sent over IPC, and onconnection of the object a worker\'s server adopted', why: 'hand a connection one worker passed on to another' },
+  pass: { name: null, file: 'lib/worker/shared-port.js', what: 'handle.listen() and handle.onconnection of a bound handle, under the object a worker\'s server adopted, and process.send(message, handle, callback) from a child to its parent', why: 'pass a connection a worker would hold too many of to the primary, before a byte of it is read' },
   feed: { name: null, file: 'lib/primary/connection-feed.js', what: 'handle.listen() and handle.onconnection of a bound handle and of a handle a server adopts', why: 'feed one socket\'s connections to the newest in-process worker (--single-threaded)' },
   httpMessage: { name: '_httpMessage', file: 'lib/worker/client-error.js', what: 'socket._httpMessage', why: 'answer a malformed request only after the responses pipelined before it' },
   parent: { name: '_parent', file: 'lib/worker/client-error.js', what: 'tlsSocket._parent', why: 'answer plain HTTP on the TLS port with 497 in cleartext' },
@@ -242,7 +243,7 @@ describe('private Node.js interfaces svr relies on', () => {
 
   it('a client handle accepted in the parent is sent over IPC and served by a child\'s server through the onconnection of the object it adopted', () => holds('dispatch', async () => {
     const { handle, port } = boundHandle()
-    // lib/worker/handed-port.js in the child, lib/primary/connection-dispatch.js here.
+    // lib/worker/shared-port.js (take) in the child, lib/primary/connection-dispatch.js here.
     const child = spawn(process.execPath, ['-e', `
       const net = require('node:net')
       const port = { onconnection: null, listen () { return 0 }, close (cb) { if (cb) process.nextTick(cb) }, ref () {}, unref () {} }
@@ -274,6 +275,48 @@ describe('private Node.js interfaces svr relies on', () => {
       assert.equal(handle.listen(511), 0)
       assert.equal(await exchange({ host: '127.0.0.1', port }), 'handed to the child')
       assert.deepEqual(await taken, { taken: 1 })
+    } finally {
+      child.kill()
+      handle.close()
+    }
+  }))
+
+  it('a worker accepting on a shared socket through the object its server adopted passes a connection to its parent, where it is served', () => holds('pass', async () => {
+    const { handle, port } = boundHandle()
+    // What lib/worker/worker.js makes of the 'listen' message in a cluster
+    // worker, with a balance that passes every connection on.
+    const lib = (file) => JSON.stringify(path.join(__dirname, '../../lib', file))
+    const child = spawn(process.execPath, ['-e', `
+      const net = require('node:net')
+      const { SharedPort } = require(${lib('worker/shared-port.js')})
+      const { primaryPeer } = require(${lib('ipc.js')})
+      const { listenOnHandle } = require(${lib('worker/listen-on-handle.js')})
+      const server = net.createServer((socket) => socket.end('kept by the child'))
+      process.on('message', (msg, handle) => {
+        const shared = new SharedPort('main', handle, primaryPeer(process), { shouldPass: () => true })
+        const accepted = shared.accepted.bind(shared)
+        shared.accepted = (err, client) => {
+          const close = client.close.bind(client)
+          client.close = (callback) => { process.send({ closed: true }); close(callback) }
+          accepted(err, client)
+        }
+        listenOnHandle(server, shared).then(() => process.send({ listening: server.address().port }))
+      })
+      process.on('disconnect', () => process.exit(0))
+    `], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    try {
+      const messages = []
+      child.on('message', (msg, client) => {
+        messages.push(msg.act || Object.keys(msg)[0])
+        if (msg.act === 'conn-pass') new net.Socket({ handle: client, readable: true, writable: true }).end('passed to the parent')
+      })
+      child.send({ act: 'listen' }, handle)
+      while (messages.length < 2) await once(child, 'message')
+      assert.deepEqual(messages, ['port-open', 'listening'])
+      assert.equal(await exchange({ host: '127.0.0.1', port }), 'passed to the parent')
+      // The child's copy is closed once the message carrying it is written.
+      while (messages.length < 4) await once(child, 'message')
+      assert.deepEqual(messages, ['port-open', 'listening', 'conn-pass', 'closed'])
     } finally {
       child.kill()
       handle.close()
