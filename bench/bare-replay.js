@@ -9,6 +9,7 @@
 // Content-Length keeps it; over HTTP/2 by stream.respond then stream.end.
 // Any other path: 404 text. What svr costs above this is svr's own work.
 // node bench/bare-replay.js PORT ANSWERS_JSON [CERT KEY]
+// (BENCH_SINGLE=1: one process instead of two cluster workers.)
 // Without CERT and KEY: http.createServer. With them:
 // http2.createSecureServer with allowHTTP1, HTTP/1.1 requests (wrk, which
 // offers no ALPN) on the `request` event, HTTP/2 streams on `stream`.
@@ -86,7 +87,13 @@ function listen (port, file, cert, key) {
   return server.listen(port, '127.0.0.1')
 }
 
-if (cluster.isPrimary) {
+if (process.env.BENCH_SINGLE === '1') {
+  // One process, no cluster: what bench/bounds.md counts instructions of
+  // against svr --single-threaded.
+  const [port, file, cert, key] = process.argv.slice(2)
+  listen(Number(port), file, cert, key).on('listening', () => console.log(`listening on ${cert === undefined ? 'http' : 'https'}://127.0.0.1:${port}`))
+  process.on('SIGTERM', () => process.exit(0))
+} else if (cluster.isPrimary) {
   const [port, , cert] = process.argv.slice(2)
   forkBareWorkers(WORKERS, undefined, `${cert === undefined ? 'http' : 'https'}://127.0.0.1:${port}`)
 } else {

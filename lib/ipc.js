@@ -84,7 +84,8 @@ class Peer {
    * @param {object} [fields]
    * @param {object} [handle] a socket's handle, sent with the message
    * @param {(err: Error|null) => void} [written] called once the message
-   *   (and the handle's descriptor) has been written to the channel, or failed to be
+   *   (and the handle's descriptor) has been written to the channel; with an
+   *   error only when the write failed at once
    * @returns {boolean} whether the other end was there to take it
    */
   notify (act, fields, handle, written) {

@@ -40,8 +40,9 @@ const shutdown = {
   // Workers go on accepting for shutdownDelay (a load balancer's health
   // check sees them draining meanwhile), on their own descriptors of the
   // sockets. A connection a worker passed on just before it was told to
-  // stop still reaches the primary meanwhile, and is handed back: the
-  // dispatch of its socket lives as long as the primary's descriptor.
+  // stop still reaches the primary meanwhile, and goes to another worker or
+  // back to it: the dispatch of its socket lives as long as the primary's
+  // descriptor, and one passed on after that is closed.
   closeSocketsWhenDrained () {
     const { shutdownDelay } = this.options.config
     if (this.dispatches === null || shutdownDelay === 0) {

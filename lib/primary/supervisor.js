@@ -62,6 +62,8 @@ class Supervisor {
     // connection one of them passes on to another (lib/primary/connection-dispatch.js);
     // an in-process worker listens on a port of the socket's feed instead.
     this.dispatches = launcher.handsConnections ? new ConnectionDispatches(log) : null
+    // worker -> its WorkerIntake, from its fork until its channel has closed.
+    this.intakes = new Map()
     this.sockets = new ListenSockets((handle) => { if (this.dispatches !== null) this.dispatches.closed(handle) })
     // What the workers report of the application code they run: the names
     // (and versions) of the mods and script, and the console commands of
@@ -191,9 +193,9 @@ class Supervisor {
     })
   }
 
-  /** @returns {import('./connection-dispatch').WorkerIntake|null|undefined} */
+  /** @returns {import('./worker-intake').WorkerIntake|undefined} */
   intakeOf (worker) {
-    return this.records.get(worker)?.intake
+    return this.intakes.get(worker)
   }
 
   // A worker's server listens on a shared socket (or stopped): a retiring
@@ -207,10 +209,16 @@ class Supervisor {
   // A worker passed on a connection it accepted, holding more than its part.
   onPass (worker, role, client) {
     if (client === undefined || client === null) return
+    // A raw TCP or Pipe handle; anything else (a net.Socket some code sent
+    // with a message of ours) is not a connection to hand on.
+    if (typeof client.close !== 'function') {
+      if (typeof client.destroy === 'function') client.destroy()
+      return
+    }
     const intake = this.intakeOf(worker)
     const dispatch = intake?.sockets.get(role)
     if (dispatch === undefined) {
-      // From a worker whose exit has been handled: there is nobody to give it to.
+      // No socket of that role was sent to this worker.
       client.close()
       return
     }

@@ -24,7 +24,10 @@ const workerSlots = {
     worker.on('message', (msg, handle) => dispatch(this.handlers, msg, peer, worker, handle))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn(this.launcher.name(slot, worker) + ' channel error:', err.message))
-    if (intake !== null) handBackOnLoss(worker, intake)
+    if (intake !== null) {
+      this.intakes.set(worker, intake)
+      handBackOnLoss(worker, intake, () => this.intakes.delete(worker))
+    }
     // The sockets go first: the worker listens on them as soon as it has booted.
     record.hasSockets = this.sendSockets(record)
     peer.notify('boot', { options, blocked: this.blocked })
@@ -155,10 +158,15 @@ const LOSS_FALLBACK_MS = 1000
 // A worker's unacknowledged connections go to the others once its channel
 // has closed, when every acknowledgement it sent before dying has been read:
 // handing on one it took would give its client a worker waiting for bytes
-// the dead one read.
-function handBackOnLoss (worker, intake) {
-  worker.once('disconnect', () => intake.lost())
-  worker.once('exit', () => setTimeout(() => intake.lost(), LOSS_FALLBACK_MS).unref())
+// the dead one read. Until then its intake answers what it sent (an
+// acknowledgement, a connection passed on), though its exit came first.
+function handBackOnLoss (worker, intake, forget) {
+  const gone = () => {
+    intake.lost()
+    forget()
+  }
+  worker.once('disconnect', gone)
+  worker.once('exit', () => setTimeout(gone, LOSS_FALLBACK_MS).unref())
 }
 
 /**
@@ -187,4 +195,4 @@ function warmUp (worker, ms) {
   })
 }
 
-module.exports = { workerSlots, warmUp }
+module.exports = { workerSlots, warmUp, handBackOnLoss }

@@ -31,7 +31,8 @@ class SharedPort {
     this.balance = balance
     this.onconnection = null
     this.open = false
-    // A Pipe handle has none: Node's server.address() gives its path then.
+    // A Pipe handle has none: the server's address() is null then (the
+    // primary prints the path).
     if (typeof handle.getsockname === 'function') this.getsockname = (out) => handle.getsockname(out)
   }
 
@@ -44,15 +45,21 @@ class SharedPort {
     return 0
   }
 
+  // A failed accept (EMFILE, ENFILE, say) leaves the connection in the
+  // queue, for this worker's next try or another's: Node's server would emit
+  // it as an 'error', which a listening worker's server has no listener for.
   accepted (err, client) {
-    if (err === 0 && client !== undefined && this.balance.shouldPass() && this.pass(client)) return
-    this.onconnection(err, client)
+    if (err !== 0 || client === undefined) return
+    if (this.balance.shouldPass() && this.pass(client)) return
+    this.onconnection(0, client)
   }
 
   /**
    * Send an accepted connection to the primary. Once the message is
    * written the descriptor travels with it, and this worker's copy is
-   * closed; should the write fail, the connection stays here.
+   * closed; should the write fail at once, the connection stays here (Node
+   * reports a later failure of the write as a success: the connection is
+   * then lost, as it is to a primary out of descriptors).
    * @returns {boolean} false when the primary is gone (the connection stays here)
    */
   pass (client) {

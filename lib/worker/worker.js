@@ -16,6 +16,13 @@ const { enterWebroot } = require('../application/process-environment')
 const { stateOf } = require('./server-state')
 const { runModCommand, describeCommands } = require('../application/commands')
 
+// Node emits 'disconnect' on a child's channel only once every descriptor
+// the child sent over it has been acknowledged: a worker that passed a
+// connection on just as the primary died would wait for that forever,
+// serving the old configuration on the shared sockets. So the channel's
+// state is looked at every second too.
+const PRIMARY_CHECK_MS = 1000
+
 /**
  * A cluster worker: the worker of startWorker() over the cluster channel,
  * exiting the process when it is done. It never reads the config file.
@@ -69,7 +76,8 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
   // used; ports: the latest SharedPort of each role, when the socket is
   // shared with the other workers of a cluster.
   // taken: ids of the connections taken this turn, to acknowledge.
-  const state = { servers: null, options: null, stopping: false, handles: new Map(), ports: new Map(), taken: [], logs, channel, exit }
+  // primaryWatch: the interval that checks the channel (PRIMARY_CHECK_MS).
+  const state = { servers: null, options: null, stopping: false, handles: new Map(), ports: new Map(), taken: [], logs, channel, exit, primaryWatch: null }
   const coordinator = primaryPeer(channel)
   state.coordinator = coordinator
   const runtime = new Runtime({ log, logs, slot, coordinator, processMetrics })
@@ -98,6 +106,8 @@ function startWorker ({ channel, slot, name, exit, processMetrics }) {
   channel.on('message', (msg, handle) => dispatch(handlers, msg, coordinator, handle))
   // Without the primary nobody hands us connections any more.
   channel.on('disconnect', () => stop(state, 0))
+  state.primaryWatch = setInterval(() => { if (!channel.connected) stop(state, 0) }, PRIMARY_CHECK_MS)
+  state.primaryWatch.unref()
   return { runtime, log, abort: () => abort(state) }
 }
 
@@ -223,6 +233,7 @@ async function stop (state, delay) {
 function finish (state, code) {
   if (state.finished) return
   state.finished = true
+  clearInterval(state.primaryWatch)
   state.runtime.release()
   state.exit(code)
 }
@@ -231,6 +242,7 @@ function finish (state, code) {
 // process is killed.
 function abort (state) {
   state.stopping = true
+  clearInterval(state.primaryWatch)
   for (const handle of state.handles.values()) handle.close()
   state.handles.clear()
   const { servers } = state.runtime

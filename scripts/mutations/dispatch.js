@@ -10,6 +10,8 @@ const SESSIONS = 'test/unit/tls-session-cache.test.js'
 const RESUMPTION = 'test/tls/resumption.test.js'
 const PASSING = 'test/unit/pass-policy.test.js'
 const INTERNALS = 'test/unit/node-internals.test.js'
+const PORT = 'test/unit/shared-port.test.js'
+const ORPHAN = 'test/unit/worker-primary-gone.test.js'
 
 module.exports = [
   {
@@ -48,9 +50,41 @@ module.exports = [
     area: 'dispatch',
     file: 'lib/worker/shared-port.js',
     what: 'a worker keeps every connection it accepts, however many it holds',
-    find: '    if (err === 0 && client !== undefined && this.balance.shouldPass() && this.pass(client)) return\n',
+    find: '    if (this.balance.shouldPass() && this.pass(client)) return\n',
     replace: '',
     tests: [SPREAD, INTERNALS]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/worker/shared-port.js',
+    what: 'a failed accept goes to Node\'s server, which emits it as an error nobody listens to',
+    find: '    if (err !== 0 || client === undefined) return\n    if (this.balance.shouldPass() && this.pass(client)) return\n    this.onconnection(0, client)\n',
+    replace: '    if (err !== 0 || client === undefined) return this.onconnection(err, client)\n    if (this.balance.shouldPass() && this.pass(client)) return\n    this.onconnection(0, client)\n',
+    tests: [PORT]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/worker/shared-port.js',
+    what: 'a connection whose message failed to be written is closed instead of kept',
+    find: '      if (err === null || err === undefined || !this.take(client)) client.close()\n',
+    replace: '      client.close()\n',
+    tests: [PORT]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/worker/worker.js',
+    what: 'a worker waits for the channel\'s disconnect alone to see that the primary is gone',
+    find: '  state.primaryWatch = setInterval(() => { if (!channel.connected) stop(state, 0) }, PRIMARY_CHECK_MS)\n',
+    replace: '  state.primaryWatch = setInterval(() => {}, PRIMARY_CHECK_MS)\n',
+    tests: [ORPHAN]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/primary/supervisor.js',
+    what: 'what a worker sent before its exit was handled finds no intake (its record is gone)',
+    find: '    return this.intakes.get(worker)\n',
+    replace: '    return this.records.get(worker)?.intake\n',
+    tests: [PORT]
   },
   {
     area: 'dispatch',

@@ -29,7 +29,6 @@ const MISSED_ROUNDS = 1
 /** Fail unless both workers took part in every round, and all but MISSED_ROUNDS stayed within MOST. */
 function assertSpread (spreads) {
   const what = JSON.stringify(spreads)
-  if (process.env.DBGSPREAD) console.log('SPREAD', what)
   for (const spread of spreads) assert.equal(spread.length, 2, 'both workers hold sessions: ' + what)
   const over = spreads.filter((spread) => spread[0] > MOST).length
   assert.ok(over <= MISSED_ROUNDS, 'the busiest holds at most ' + MOST + ' in all rounds but ' + MISSED_ROUNDS + ': ' + what)
