@@ -1,5 +1,7 @@
 'use strict'
 
+const { performance } = require('node:perf_hooks')
+
 // A worker keeps a connection it accepted unless keeping it would put it
 // more than this far over an even split of the connections: a tenth of the
 // even split, and at least two. Two workers then end a burst of 50 HTTP/2
@@ -11,6 +13,12 @@
 // two 8 %, with three 5 %, which splits a burst of 20 at 13/7.
 const SLACK_FRACTION = 0.1
 const MIN_SLACK = 2
+// A connection passed on comes back when no other worker can take one: the
+// others are stalled (a script blocking their event loop) or listen on
+// other sockets (a reload that moves an address). Each would cost two hops
+// for nothing, so the worker passes nothing on for as long as the primary
+// leaves a stalled worker out.
+const PAUSE_MS = 250
 
 /**
  * Whether a worker passes a connection it just accepted on to another
@@ -18,7 +26,13 @@ const MIN_SLACK = 2
  * last told it the others hold (lib/balance/primary.js PeerLoads).
  */
 class PassPolicy {
-  constructor () {
+  /**
+   * @param {() => number} [clock] ms, monotonic
+   */
+  constructor (clock = () => performance.now()) {
+    this.clock = clock
+    // No passing on before this time (pause).
+    this.pausedUntil = -Infinity
     // Other workers that serve, and the connections they held by their last reports.
     this.peers = 0
     this.others = 0
@@ -37,6 +51,11 @@ class PassPolicy {
     this.passed = 0
   }
 
+  /** A connection passed on came back: keep every connection for PAUSE_MS. */
+  pause () {
+    this.pausedUntil = this.clock() + PAUSE_MS
+  }
+
   /** Keep every connection from now on (the worker is stopping). */
   stop () {
     this.stopped = true
@@ -52,9 +71,10 @@ class PassPolicy {
     const mine = open + 1
     const even = (mine + this.others + this.passed) / (this.peers + 1)
     if (mine <= even + Math.max(MIN_SLACK, even * SLACK_FRACTION)) return false
+    if (this.pausedUntil > -Infinity && this.clock() < this.pausedUntil) return false
     this.passed++
     return true
   }
 }
 
-module.exports = { PassPolicy, SLACK_FRACTION, MIN_SLACK }
+module.exports = { PassPolicy, SLACK_FRACTION, MIN_SLACK, PAUSE_MS }

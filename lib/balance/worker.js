@@ -158,6 +158,11 @@ class WorkerBalance {
     this.passPolicy.stop()
   }
 
+  /** A connection this worker passed on came back: no other worker could take it. */
+  passedBack () {
+    this.passPolicy.pause()
+  }
+
   /** @returns {boolean} whether to pass the connection this worker just accepted on to another */
   shouldPass () {
     return this.passPolicy.shouldPass(this.open)

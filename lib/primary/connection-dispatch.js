@@ -91,7 +91,7 @@ class ConnectionDispatch {
       intake.give(this, client)
       return
     }
-    if (this.intakes.includes(from)) from.give(this, client)
+    if (this.intakes.includes(from)) from.give(this, client, true)
     else this.hold(client)
   }
 

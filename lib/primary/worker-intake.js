@@ -31,10 +31,16 @@ class WorkerIntake {
     this.sockets.set(role, dispatch)
   }
 
-  give (dispatch, client) {
+  /**
+   * @param {import('./connection-dispatch').ConnectionDispatch} dispatch of the socket it came on
+   * @param {object} client the connection's TCP or Pipe handle
+   * @param {boolean} [back] the worker passed it on itself, and no other could take it
+   */
+  give (dispatch, client, back = false) {
     const id = ++this.lastId
     this.inFlight.set(id, { dispatch, client, at: performance.now() })
-    if (this.peer.notify('conn', { role: this.roleOf(dispatch), id }, client)) return
+    const fields = back ? { role: this.roleOf(dispatch), id, back } : { role: this.roleOf(dispatch), id }
+    if (this.peer.notify('conn', fields, client)) return
     this.inFlight.delete(id)
     this.leave()
     dispatch.hand(client)

@@ -162,13 +162,15 @@ function sharedPort (state, role, handle) {
 }
 
 // A connection the primary hands over (another worker passed it on, or one
-// that died before taking it had been handed it): the server of its role
-// takes it, or, when that server no longer listens, the primary gives it
-// to another worker at once. The connections taken are acknowledged together once per
+// that died before taking it had been handed it, or this one passed it on
+// and no other could take it: then it passes nothing on for a while): the
+// server of its role takes it, or, when that server no longer listens, the
+// primary gives it to another worker at once. The connections taken are acknowledged together once per
 // turn of the event loop, before a byte of any of them is read here (reads
 // come in the poll phase of the next turn).
 function takeConnection (state, msg, client) {
   if (client === undefined || client === null) return
+  if (msg.back === true) state.runtime.balance.passedBack()
   const port = state.ports.get(msg.role)
   let taken = false
   try {

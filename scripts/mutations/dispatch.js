@@ -11,7 +11,7 @@ const RESUMPTION = 'test/tls/resumption.test.js'
 const PASSING = 'test/unit/pass-policy.test.js'
 const INTERNALS = 'test/unit/node-internals.test.js'
 const PORT = 'test/unit/shared-port.test.js'
-const ORPHAN = 'test/unit/worker-primary-gone.test.js'
+const ORPHAN = 'test/unit/worker-channel.test.js'
 
 module.exports = [
   {
@@ -124,6 +124,30 @@ module.exports = [
     what: 'the passes counted stay counted after the primary has told the others\' load',
     find: '    this.others = others\n    this.peers = peers\n    this.passed = 0\n',
     replace: '    this.others = others\n    this.peers = peers\n',
+    tests: [PASSING]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/primary/connection-dispatch.js',
+    what: 'a worker is not told that a connection it passed on came back',
+    find: '    if (this.intakes.includes(from)) from.give(this, client, true)\n',
+    replace: '    if (this.intakes.includes(from)) from.give(this, client)\n',
+    tests: [UNIT]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/worker/worker.js',
+    what: 'a worker pays no heed to a connection of its own coming back',
+    find: '  if (msg.back === true) state.runtime.balance.passedBack()\n',
+    replace: '',
+    tests: [ORPHAN]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/balance/pass-policy.js',
+    what: 'a worker whose passes come back goes on passing',
+    find: '    if (this.pausedUntil > -Infinity && this.clock() < this.pausedUntil) return false\n',
+    replace: '',
     tests: [PASSING]
   },
   {

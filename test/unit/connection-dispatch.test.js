@@ -263,6 +263,9 @@ describe('ConnectionDispatch and WorkerIntake', () => {
     assert.deepEqual(handed(intakes), [[], ['x0', 'x1', 'x2', 'x3', 'x4']])
     pass('back', 0)
     assert.deepEqual(handed(intakes), [['back'], ['x0', 'x1', 'x2', 'x3', 'x4']])
+    // The worker is told it came back (it then passes nothing on for a while); the others are not.
+    assert.deepEqual(intakes[0].peer.sent.map((m) => m.back), [true])
+    assert.deepEqual(intakes[1].peer.sent.map((m) => m.back), [undefined, undefined, undefined, undefined, undefined])
   })
 
   it('should hold a passed-on connection when its worker has left and no other can take one, and close it when the socket closes', () => {

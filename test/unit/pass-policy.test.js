@@ -4,7 +4,7 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const fc = require('fast-check')
-const { PassPolicy, SLACK_FRACTION, MIN_SLACK } = require('../../lib/balance/pass-policy')
+const { PassPolicy, SLACK_FRACTION, MIN_SLACK, PAUSE_MS } = require('../../lib/balance/pass-policy')
 const { PeerLoads, WorkerLoads } = require('../../lib/balance/primary')
 const { WorkerBalance, PROMPT_REPORT_MS } = require('../../lib/balance/worker')
 
@@ -65,6 +65,18 @@ describe('PassPolicy', () => {
     // The one passed on has come and gone: the other holds none, by its report.
     policy.peerLoad({ others: 0, peers: 1 })
     assert.deepEqual([policy.shouldPass(5), policy.shouldPass(5), policy.shouldPass(5)], [true, true, false])
+  })
+
+  it('should keep everything for ' + PAUSE_MS + ' ms after a connection it passed on came back', () => {
+    let now = 1000
+    const policy = new PassPolicy(() => now)
+    policy.peerLoad({ others: 0, peers: 1 })
+    assert.equal(policy.shouldPass(10), true)
+    policy.pause()
+    now += PAUSE_MS - 1
+    assert.deepEqual(burst(policy, 5, 10), { kept: 5, passed: 0 })
+    now += 1
+    assert.equal(policy.shouldPass(15), true)
   })
 
   it('should ignore a load that is not counts, and keep everything once stopped', () => {

@@ -35,3 +35,22 @@ describe('a worker whose primary is gone', () => {
     assert.ok(Date.now() - startedAt < 2500, 'stopped after ' + (Date.now() - startedAt) + ' ms')
   })
 })
+
+describe('a connection the primary hands back to the worker that passed it on', () => {
+  it('should keep the worker from passing any on for a while', async () => {
+    const channel = new SilentChannel()
+    const { runtime, abort } = startWorker({ channel, slot: 1, name: 'worker 1', exit () {}, processMetrics: null })
+    try {
+      runtime.balance.peerLoad({ others: 0, peers: 1 })
+      runtime.balance.open = 10
+      assert.equal(runtime.balance.shouldPass(), true)
+      let closed = 0
+      channel.emit('message', { ns: 'svr', act: 'conn', role: 'main', id: 1, back: true }, { close () { closed++ } })
+      assert.equal(runtime.balance.shouldPass(), false)
+      assert.equal(closed, 1, 'no server of that role listens here: closed, and the primary told')
+    } finally {
+      abort()
+      runtime.release()
+    }
+  })
+})
