@@ -144,5 +144,13 @@ module.exports = [
     find: "  const chosen = [...execArgv, ...String(env.NODE_OPTIONS || '').split(/\\s+/)].some",
     replace: '  const chosen = [...execArgv].some',
     tests: FLAGS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/pipeline/request/respond.js',
+    what: 'an error page\'s Content-Length counted in characters, not bytes (a Host that is not ASCII)',
+    find: "  res.setHeader('Content-Length', Buffer.byteLength(body))\n  res.setHeader('X-Content-Type-Options', 'nosniff')\n",
+    replace: "  res.setHeader('Content-Length', body.length)\n  res.setHeader('X-Content-Type-Options', 'nosniff')\n",
+    tests: ['test/http/error-pages.test.js']
   }
 ]

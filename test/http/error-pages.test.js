@@ -6,6 +6,7 @@ const fs = require('node:fs/promises')
 const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
+const { rawRequest } = require('../helpers/raw-http')
 const { createScope } = require('../helpers/scope')
 const { version } = require('../../package.json')
 
@@ -239,6 +240,17 @@ describe('built-in error pages, rendered once per status and Host', () => {
     const res = await request(port, '/x', { headers: { host: 'a.test:1"<i>' } })
     assert.equal(res.status, 404)
     assert.ok(res.body.includes('<em>svr on a.test:1&quot;&lt;i&gt;</em>'))
+  })
+
+  it('should count the bytes of a kept page whose Host is not ASCII, the first time and the next', async () => {
+    // The Host arrives as latin-1 bytes; the page names it in UTF-8, two bytes for the é.
+    for (let i = 0; i < 2; i++) {
+      const res = await rawRequest(port, Buffer.from('GET /z HTTP/1.1\r\nHost: caf\u00e9.test\r\nConnection: close\r\n\r\n', 'latin1'))
+      assert.equal(res.status, 404)
+      const body = Buffer.from(res.body, 'latin1')
+      assert.ok(body.toString('utf8').includes('<em>svr on caf\u00e9.test</em>'))
+      assert.equal(res.headers['content-length'], String(body.length))
+    }
   })
 
   it('should render the page of a Host too long to keep, as any other', async () => {
