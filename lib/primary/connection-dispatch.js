@@ -38,7 +38,7 @@ const DROP_WARNING_MS = 10000
 // byte of it is read (lib/worker/shared-port.js), and the primary hands it
 // to the next other worker in turn. Connections that need no moving never
 // reach the primary: handing every one over cost the primary some 60 µs of
-// CPU per connection and made new TLS connections per second 18 % fewer.
+// CPU per connection and made new TLS connections per second 15-18 % fewer.
 // The primary keeps its own descriptor of each connection it hands over
 // until the worker acknowledges it: one handed to a worker that dies before
 // taking it goes to another worker instead of being lost with the message.
