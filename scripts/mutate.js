@@ -121,9 +121,33 @@ function runTests (root, tests, running) {
     child.on('error', reject)
     child.on('close', (code) => {
       running.current = null
-      resolve({ passed: code === 0, output })
+      stopStrays(root).then((stopped) => {
+        if (stopped !== 0) console.log(`  (${stopped} process(es) of the copy's svr.js still ran after the tests; stopped)`)
+        resolve({ passed: code === 0, output })
+      })
     })
   })
+}
+
+// A mutated build can keep its servers from stopping, and a test whose
+// hooks were cut short by its timeout leaves them running, each in a
+// process group of its own, out of the test run's. Whatever still runs the
+// copy's svr.js once its tests are over was started by them.
+async function stopStrays (root) {
+  const svr = path.join(root, 'svr.js')
+  let stopped = 0
+  for (const name of await fs.readdir('/proc').catch(() => [])) {
+    if (!/^\d+$/.test(name)) continue
+    const cmdline = await fs.readFile(path.join('/proc', name, 'cmdline'), 'latin1').catch(() => '')
+    if (!cmdline.split('\0').includes(svr)) continue
+    try {
+      process.kill(Number(name), 'SIGKILL')
+      stopped++
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return stopped
 }
 
 function stopGroup (child) {

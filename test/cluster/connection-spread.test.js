@@ -20,22 +20,24 @@ if (href === '/pid') {
 const SESSIONS = 20
 const ROUNDS = 5
 // The busiest of two workers holds at most 60 % of a burst. On a machine
-// loaded by other tests a worker may not run for a moment, and the primary
-// rightly gives a burst to the one that answers; so one round in ROUNDS may
-// miss the bound. (The shared accept queue missed it in 3 to 4 rounds of 5.)
+// loaded by other tests a worker may not run for a moment, and the one that
+// does rightly keeps what the other cannot take; so one round in ROUNDS may
+// miss the bound. (The shared accept queue without passing on missed it in
+// 3 to 4 rounds of 5.)
 const MOST = Math.floor(SESSIONS * 0.6)
 const MISSED_ROUNDS = 1
 
-/** Fail unless both workers took part in every round, and all but MISSED_ROUNDS stayed within MOST. */
+/** Fail unless in all rounds but MISSED_ROUNDS both workers took part and the busiest stayed within MOST. */
 function assertSpread (spreads) {
   const what = JSON.stringify(spreads)
-  for (const spread of spreads) assert.equal(spread.length, 2, 'both workers hold sessions: ' + what)
-  const over = spreads.filter((spread) => spread[0] > MOST).length
-  assert.ok(over <= MISSED_ROUNDS, 'the busiest holds at most ' + MOST + ' in all rounds but ' + MISSED_ROUNDS + ': ' + what)
+  assert.equal(spreads.length, ROUNDS)
+  const missed = spreads.filter((spread) => spread.length !== 2 || spread[0] > MOST).length
+  assert.ok(missed <= MISSED_ROUNDS, 'both workers hold sessions and the busiest at most ' + MOST + ' in all rounds but ' + MISSED_ROUNDS + ': ' + what)
 }
 
 // Between rounds: the workers tell each other (through the primary) that
-// the last round's connections closed, within a few ms of it.
+// the last round's connections closed, within a few ms of it; and after
+// the start, that they are there at all.
 function settle () {
   return new Promise((resolve) => setTimeout(resolve, 200))
 }
@@ -85,6 +87,7 @@ describe('connections spread over the workers', () => {
   after(() => scope.cleanup())
 
   it('should give each of two workers about half of ' + SESSIONS + ' HTTP/2 sessions opened at once, every time', async () => {
+    await settle()
     const spreads = []
     for (let round = 0; round < ROUNDS; round++) {
       const sessions = await Promise.all(Array.from({ length: SESSIONS }, () => connectH2(h2.port)))
