@@ -49,11 +49,9 @@ const DROP_WARNING_MS = 10000
  */
 class ConnectionDispatch {
   /**
-   * @param {object} handle a bound TCP or Pipe handle (lib/primary/listen-sockets.js)
    * @param {object} log the primary's logger
    */
-  constructor (handle, log) {
-    this.handle = handle
+  constructor (log) {
     this.log = log
     this.closed = false
     // WorkerIntakes (./worker-intake.js) whose worker listens on this socket, in the order of the round.
@@ -192,7 +190,7 @@ class ConnectionDispatches {
   of (handle) {
     let dispatch = this.dispatches.get(handle)
     if (dispatch === undefined) {
-      dispatch = new ConnectionDispatch(handle, this.log)
+      dispatch = new ConnectionDispatch(this.log)
       this.dispatches.set(handle, dispatch)
     }
     return dispatch

@@ -202,8 +202,9 @@ class Supervisor {
   // worker is handed no connections, even if it listens again.
   onPort (worker, role, open) {
     const record = this.records.get(worker)
-    if (record === undefined || record.intake === null) return
-    record.intake.listening(role, open && !record.retiring)
+    const intake = this.intakeOf(worker)
+    if (record === undefined || intake === undefined) return
+    intake.listening(role, open && !record.retiring)
   }
 
   // A worker passed on a connection it accepted, holding more than its part.

@@ -39,7 +39,8 @@ class WorkerIntake {
   give (dispatch, client, back = false) {
     const id = ++this.lastId
     this.inFlight.set(id, { dispatch, client, at: performance.now() })
-    const fields = back ? { role: this.roleOf(dispatch), id, back } : { role: this.roleOf(dispatch), id }
+    const fields = { role: this.roleOf(dispatch), id }
+    if (back) fields.back = true
     if (this.peer.notify('conn', fields, client)) return
     this.inFlight.delete(id)
     this.leave()

@@ -17,14 +17,14 @@ const workerSlots = {
   fork (slot, options) {
     const worker = this.launcher.launch(slot, options)
     const peer = workerPeer(worker)
-    // intake: the connections the primary hands the worker (ones the others passed on).
-    const intake = this.dispatches === null ? null : new WorkerIntake(peer)
-    const record = { slot, worker, options, peer, intake, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
+    const record = { slot, worker, options, peer, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
     this.records.set(worker, record)
     worker.on('message', (msg, handle) => dispatch(this.handlers, msg, peer, worker, handle))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
     worker.on('error', (err) => this.log.warn(this.launcher.name(slot, worker) + ' channel error:', err.message))
-    if (intake !== null) {
+    // The connections the primary hands the worker (ones the others passed on).
+    if (this.dispatches !== null) {
+      const intake = new WorkerIntake(peer)
       this.intakes.set(worker, intake)
       handBackOnLoss(worker, intake, () => this.intakes.delete(worker))
     }
@@ -38,11 +38,11 @@ const workerSlots = {
    * @returns {boolean} whether there were sockets to send (none while the console has closed the server)
    */
   sendSockets (record) {
-    const { peer, intake } = record
+    const intake = this.intakes.get(record.worker)
     const handles = this.sockets.handles(record.options.config)
     for (const { role, handle } of handles) {
-      if (intake !== null) intake.assign(role, this.dispatches.of(handle))
-      peer.notify('listen', { role, shared: intake !== null }, handle)
+      if (intake !== undefined) intake.assign(role, this.dispatches.of(handle))
+      record.peer.notify('listen', { role, shared: intake !== undefined }, handle)
     }
     return handles.length !== 0
   },
@@ -138,7 +138,7 @@ const workerSlots = {
     if (record === undefined || record.retiring) return
     record.retiring = true
     this.loads.forget(worker)
-    if (record.intake !== null) record.intake.leave()
+    this.intakes.get(worker)?.leave()
     record.peer.notify('shutdown')
     const timeout = this.options.config.shutdownTimeout
     setTimeout(() => {

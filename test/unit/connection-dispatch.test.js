@@ -22,14 +22,8 @@ function peer () {
   }
 }
 
-// The bound socket: the workers listen on it, never the primary.
-function boundSocket () {
-  return { onconnection: null, listen () { throw new Error('the primary listened') } }
-}
-
 function setup (workers, log = { warn () {} }) {
-  const socket = boundSocket()
-  const dispatch = new ConnectionDispatch(socket, log)
+  const dispatch = new ConnectionDispatch(log)
   const intakes = []
   for (let i = 0; i < workers; i++) {
     const intake = new WorkerIntake(peer())
@@ -49,7 +43,7 @@ function setup (workers, log = { warn () {} }) {
     dispatch.pass(c, intakes[from])
     return c
   }
-  return { socket, dispatch, intakes, accept, pass }
+  return { dispatch, intakes, accept, pass }
 }
 
 // The names of the connections each worker was handed, in order.
@@ -200,7 +194,7 @@ describe('ConnectionDispatch and WorkerIntake', () => {
   })
 
   it('should hold connections while no worker listens, and hand them out once one does', () => {
-    const dispatch = new ConnectionDispatch(boundSocket(), { warn () {} })
+    const dispatch = new ConnectionDispatch({ warn () {} })
     const intake = new WorkerIntake(peer())
     intake.assign('main', dispatch)
     intake.listening('main', true)
@@ -214,7 +208,7 @@ describe('ConnectionDispatch and WorkerIntake', () => {
 
   it('should close connections past ' + MAX_HELD + ' held, and warn', () => {
     const warnings = []
-    const dispatch = new ConnectionDispatch(boundSocket(), { warn: (line) => warnings.push(line) })
+    const dispatch = new ConnectionDispatch({ warn: (line) => warnings.push(line) })
     const intake = new WorkerIntake(peer())
     intake.assign('main', dispatch)
     intake.listening('main', true)
@@ -231,7 +225,7 @@ describe('ConnectionDispatch and WorkerIntake', () => {
   })
 
   it('should close what it holds when the socket closes, and what comes after', () => {
-    const dispatch = new ConnectionDispatch(boundSocket(), { warn () {} })
+    const dispatch = new ConnectionDispatch({ warn () {} })
     const held = client('a')
     dispatch.hand(held)
     dispatch.close()

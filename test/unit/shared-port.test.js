@@ -112,7 +112,7 @@ describe('SharedPort', () => {
 
 describe('a connection passed on by a worker whose exit came before its last messages', () => {
   it('should still go to another worker, until the dead one\'s channel has closed', () => {
-    const dispatch = new ConnectionDispatch({}, { warn () {} })
+    const dispatch = new ConnectionDispatch({ warn () {} })
     const peers = [[], []]
     const intakes = peers.map((sent) => new WorkerIntake({ notify: (act, fields, handle) => sent.push([act, handle.name]) > 0 }))
     for (const intake of intakes) {
