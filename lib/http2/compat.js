@@ -3,11 +3,10 @@
 const http2 = require('node:http2')
 const { countBodyBytes } = require('../pipeline/request/response-bytes')
 const { ignoreSecondWriteHead, headForWrappers } = require('../pipeline/request/tolerant-response')
-
-// Connection-specific headers are forbidden in HTTP/2 (RFC 9113 §8.2.2) and
-// Node throws when asked to send one. Scripts and mods written for
-// HTTP/1.1 set them freely, so they are dropped instead.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'])
+// Connection-specific headers are forbidden in HTTP/2 and Node throws when
+// asked to send one. Scripts and mods written for HTTP/1.1 set them freely,
+// so they are dropped instead.
+const { isConnectionSpecific: isHopByHop } = require('../util/header-names')
 
 /**
  * HTTP/2 request with a Host header, so that code reading req.headers.host
@@ -83,13 +82,6 @@ function bodyLength (body, encoding) {
   return typeof body === 'string' ? Buffer.byteLength(body, typeof encoding === 'string' ? encoding : 'utf8') : body.byteLength
 }
 
-/**
- * @param {unknown} name a header name
- * @returns {boolean} whether it names a connection-specific header, which HTTP/2 forbids
- */
-function isHopByHop (name) {
-  return typeof name === 'string' && HOP_BY_HOP.has(name.toLowerCase())
-}
 
 // Copies only when there is something to drop: the common case costs a scan.
 function withoutHopByHop (headers) {
@@ -114,4 +106,4 @@ function filterArray (headers) {
   return clean
 }
 
-module.exports = { SvrHttp2Request, SvrHttp2Response, Http2Response, withoutHopByHop, isHopByHop, sendsLength, bodyLength }
+module.exports = { SvrHttp2Request, SvrHttp2Response, Http2Response, withoutHopByHop, sendsLength, bodyLength }

@@ -3,8 +3,9 @@
 const { EventEmitter } = require('node:events')
 const fs = require('node:fs')
 const { pipeline } = require('node:stream')
-const { validateHeaderName, validateHeaderValue } = require('node:http')
-const { isHopByHop, sendsLength, bodyLength } = require('./compat')
+const { validateHeaderValue } = require('node:http')
+const { sendsLength, bodyLength } = require('./compat')
+const { knownName, lowerCaseName, FieldTable } = require('../util/header-names')
 const { countSentBytes } = require('../pipeline/request/response-bytes')
 
 const kResponse = Symbol('svr.http2.response')
@@ -12,22 +13,6 @@ const NO_ERROR = 0
 // A file is read into the stream in chunks of the size of the stream's
 // initial flow-control window: one read fills what the client lets through.
 const FILE_CHUNK_BYTES = 64 * 1024
-// Header names are few (svr's own, the configured ones): each is validated
-// and lower-cased once, then looked up (KnownName).
-const MAX_KNOWN_NAMES = 512
-const knownNames = new Map()
-
-/**
- * The header fields of one response, by lower-case name. Its prototype is
- * an empty object without a prototype of its own, so that no name (not
- * `constructor`, not `__proto__`) is inherited, while the fields stay in
- * V8's fast mode: an object from Object.create(null) is a dictionary from
- * the start, and Node's respond() copies the fields with for…in, which was
- * three times slower over a dictionary (processHeaders 2.0 against 0.5 µs
- * per response in a profile of `h2load -c50 -m10`).
- */
-function ResponseHeaders () {}
-ResponseHeaders.prototype = Object.create(null)
 
 /**
  * The answer interface of svr's own stages on an HTTP/2 stream: the part of
@@ -52,7 +37,7 @@ class StreamResponse extends EventEmitter {
     this.method = method
     this.statusCode = 200
     // Lower-case names, as Http2ServerResponse keeps them; what respond() sends.
-    this.headers = new ResponseHeaders()
+    this.headers = new FieldTable()
     this.headersSent = false
     this.writableEnded = false
     this.writableFinished = false
@@ -75,25 +60,25 @@ class StreamResponse extends EventEmitter {
 
   setHeader (name, value) {
     const known = knownName(name)
-    if (known.key === null) return this
+    if (known.connectionSpecific) return this
     if (typeof value !== 'number' && value !== known.valid) {
       validateHeaderValue(name, value)
       if (typeof value === 'string') known.valid = value
     }
-    this.headers[known.key] = value
+    this.headers[known.lower] = value
     return this
   }
 
   getHeader (name) {
-    return this.headers[lowerCase(name)]
+    return this.headers[lowerCaseName(name)]
   }
 
   hasHeader (name) {
-    return this.headers[lowerCase(name)] !== undefined
+    return this.headers[lowerCaseName(name)] !== undefined
   }
 
   removeHeader (name) {
-    delete this.headers[lowerCase(name)]
+    delete this.headers[lowerCaseName(name)]
   }
 
   getHeaderNames () {
@@ -197,43 +182,6 @@ class StreamResponse extends EventEmitter {
   destroy (err) {
     this.stream.destroy(err)
   }
-}
-
-// A header name setHeader has seen: its lower-case form (null for one
-// HTTP/2 forbids), and the last value it was given that passed Node's
-// check, since most values repeat from response to response (a file's
-// type, its ETag, "nosniff"), and comparing with the last one costs less
-// than checking every character again.
-class KnownName {
-  constructor (key) {
-    this.key = key
-    this.valid = null
-  }
-}
-
-/**
- * @param {string} name a header name
- * @returns {KnownName}
- * @throws {TypeError} ERR_INVALID_HTTP_TOKEN, as Node's setHeader
- */
-function knownName (name) {
-  let known = knownNames.get(name)
-  if (known === undefined) {
-    validateHeaderName(name)
-    known = new KnownName(isHopByHop(name) ? null : name.toLowerCase())
-    if (knownNames.size < MAX_KNOWN_NAMES) knownNames.set(name, known)
-  }
-  return known
-}
-
-/**
- * @param {string} name a header name
- * @returns {string} its lower-case form, without a new string for a name
- *   setHeader has seen (the stages ask for the names they set)
- */
-function lowerCase (name) {
-  const known = knownNames.get(name)
-  return known !== undefined && known.key !== null ? known.key : name.toLowerCase()
 }
 
 function ignoreError () {}

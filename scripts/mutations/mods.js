@@ -44,8 +44,16 @@ module.exports = [
     area: 'mods',
     file: 'lib/pipeline/pipeline.js',
     what: 'the stages after the mods run outside the request scope: a wrapper failing in their callbacks takes the worker down',
-    find: 'result = ctx.applicationScope === null ? stage(req, res, ctx) : runInRequestScope(ctx.applicationScope, stage, req, res, ctx)',
-    replace: 'result = stage(req, res, ctx)',
+    find: '    if (!scoped && ctx.applicationScope !== null) {',
+    replace: '    if (false) {',
+    tests: [WRAPPERS]
+  },
+  {
+    area: 'mods',
+    file: 'lib/pipeline/pipeline.js',
+    what: 'the stages after the mods run outside the request scope once the scope is taken as entered before it is',
+    find: "function runStages (stages, start, req, res, ctx, unanswered, scoped = false) {",
+    replace: "function runStages (stages, start, req, res, ctx, unanswered, scoped = true) {",
     tests: [WRAPPERS]
   },
   {

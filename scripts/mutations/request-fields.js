@@ -7,6 +7,7 @@
 const FIELDS = ['test/unit/request-fields.property.test.js']
 const FLAGS = ['test/unit/worker-flags.test.js']
 const LOG = ['test/unit/access-log-format.test.js']
+const KNOWN_FIELDS = ['test/unit/known-fields.property.test.js']
 
 module.exports = [
   {
@@ -152,5 +153,53 @@ module.exports = [
     find: "  res.setHeader('Content-Length', Buffer.byteLength(body))\n  res.setHeader('X-Content-Type-Options', 'nosniff')\n",
     replace: "  res.setHeader('Content-Length', body.length)\n  res.setHeader('X-Content-Type-Options', 'nosniff')\n",
     tests: ['test/http/error-pages.test.js']
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/pipeline/request/known-fields.js',
+    what: 'a field is stored under its name as given, not its lower-case form',
+    find: '      fields[known.lower] = [name, value]',
+    replace: '      fields[name] = [name, value]',
+    tests: KNOWN_FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/pipeline/request/known-fields.js',
+    what: 'a value with a line break is stored without Node\'s check',
+    find: "if (typeof value !== 'string' || INVALID_VALUE_CHAR.test(value)) return",
+    replace: "if (typeof value !== 'string') return",
+    tests: KNOWN_FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/pipeline/request/known-fields.js',
+    what: 'a value is remembered as checked before its check',
+    find: "      if (typeof value !== 'number' && value !== known.valid) {\n",
+    replace: "      if (typeof value !== 'number' && value !== known.valid) {\n        known.valid = value\n",
+    tests: KNOWN_FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/pipeline/request/known-fields.js',
+    what: 'a field is set after the head was sent',
+    find: "      if (this._header || typeof name !== 'string') return super.setHeader",
+    replace: "      if (typeof name !== 'string') return super.setHeader",
+    tests: KNOWN_FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/pipeline/request/known-fields.js',
+    what: 'getHeader answers the name and value pair instead of the value',
+    find: '      return entry === undefined ? undefined : entry[1]',
+    replace: '      return entry',
+    tests: KNOWN_FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/util/header-names.js',
+    what: 'a header name is taken without Node\'s name check',
+    find: '    validateHeaderName(name)\n',
+    replace: '',
+    tests: KNOWN_FIELDS
   }
 ]

@@ -41,6 +41,7 @@ const INTERFACES = {
   alpnList: { name: null, file: 'lib/tls/options.js', what: 'server.ALPNProtocols (the encoded list of a TLS server)', why: 'accept acme-tls/1 on an HTTP/2 or HTTPS server for tls-alpn-01' },
   implicitHeader: { name: '_implicitHeader', file: 'lib/pipeline/request/tolerant-response.js', what: 'http.ServerResponse.prototype._implicitHeader', why: 'give mods that wrap writeHead every header field, as SVR.JS did' },
   finish: { name: '_finish', file: 'lib/pipeline/request/tolerant-response.js', what: 'http.ServerResponse.prototype._finish', why: 'mark where the bytes of an HTTP/1.1 answer end for the access log without a listener per response' },
+  outHeaders: { name: null, file: 'lib/pipeline/request/known-fields.js', what: 'a response\'s field table under the symbol described \'kOutHeaders\' (lower-case name → [name, value], null until a field is set)', why: 'set and read header fields without lower-casing the name on every call' },
   header: { name: '_header', file: 'lib/pipeline/request/response-bytes.js', what: 'res._header', why: 'count the body bytes of an HTTP/1.1 answer for the access log' },
   initPaths: { name: '_initPaths', file: 'lib/application/process-environment.js', what: 'Module._initPaths', why: 'let application code require svr\'s packages with --single-threaded' },
   nodeModulePaths: { name: '_nodeModulePaths', file: 'lib/application/fresh-module.js', what: 'Module._nodeModulePaths', why: 'load the script and mods afresh on each reload with --single-threaded' },
@@ -466,6 +467,32 @@ describe('private Node.js interfaces svr relies on', () => {
       const text = await exchange({ host: '127.0.0.1', port }, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
       const written = Buffer.byteLength(text)
       assert.deepEqual(seen, ['_finish ' + written, 'prefinish ' + written], 'one _finish, with the whole answer handed over, then prefinish')
+    } finally {
+      await closing(server)
+    }
+  }))
+
+  it('a response keeps its fields under the symbol kOutHeaders, lower-case name → [name, value]', () => holds('outHeaders', async () => {
+    const symbol = Object.getOwnPropertySymbols(new http.OutgoingMessage()).find((s) => s.description === 'kOutHeaders')
+    present(symbol, 'the symbol kOutHeaders of an OutgoingMessage')
+    const seen = {}
+    const server = http.createServer((req, res) => {
+      seen.before = res[symbol]
+      res.setHeader('X-Node', 'set by Node')
+      seen.table = Object.entries(res[symbol])
+      res[symbol]['x-table'] = ['X-Table', 'set in the table']
+      seen.read = res.getHeader('X-TABLE')
+      seen.names = res.getRawHeaderNames()
+      res.end('ok')
+    })
+    const port = await listening(server)
+    try {
+      const text = await exchange({ host: '127.0.0.1', port }, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+      assert.equal(seen.before, null, 'no table before the first field')
+      assert.deepEqual(seen.table, [['x-node', ['X-Node', 'set by Node']]])
+      assert.equal(seen.read, 'set in the table', 'getHeader reads the table')
+      assert.deepEqual(seen.names, ['X-Node', 'X-Table'])
+      assert.match(text, /\r\nX-Node: set by Node\r\nX-Table: set in the table\r\n/, 'the head is written from the table')
     } finally {
       await closing(server)
     }

@@ -3,6 +3,7 @@
 const http = require('node:http')
 const { contextOfResponse } = require('./context')
 const { kMarksEnd, markResponseEnd } = require('./response-bytes')
+const { withKnownFields } = require('./known-fields')
 
 /**
  * SVR.JS let a second `res.writeHead` pass with a warning: 3.x code that
@@ -58,7 +59,7 @@ function headForWrappers (res) {
 /**
  * The HTTP/1.1 response of svr's servers (and of upgrade requests).
  */
-class SvrServerResponse extends http.ServerResponse {
+class SvrServerResponse extends withKnownFields(http.ServerResponse) {
   writeHead (statusCode, reason, headers) {
     if (ignoreSecondWriteHead(this, statusCode)) return this
     return super.writeHead(statusCode, reason, headers)

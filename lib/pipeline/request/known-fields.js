@@ -1,0 +1,64 @@
+'use strict'
+
+const http = require('node:http')
+const { knownName, lowerCaseName, FieldTable } = require('../../util/header-names')
+
+// Node keeps a response's fields under a private symbol: an object of
+// lower-case name → [name as given, value], which writeHead and
+// getHeaders read. Found by its description; a Node without it leaves
+// Node's own header methods in place (withKnownFields).
+const kOutHeaders = Object.getOwnPropertySymbols(new http.OutgoingMessage())
+  .find((symbol) => symbol.description === 'kOutHeaders')
+// What Node's value check rejects (its checkInvalidHeaderChar): a value
+// with one of these goes to Node's setHeader, which throws, or accepts it
+// when the server parses leniently.
+const INVALID_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+
+/**
+ * Node's setHeader, getHeader and hasHeader lower-case the name on every
+ * call, and V8 then looks the new string up among its internalized ones
+ * before it can use it as a key: a static answer sets eight fields and asks
+ * for three. These do the same into Node's own field table, with the
+ * lower-case form of a name made once (lib/util/header-names.js), so that
+ * everything else Node does with the fields (writeHead, getHeaders,
+ * removeHeader, the head it writes) is unchanged; the table itself is one
+ * in V8's fast mode, which Node walks faster when it writes the head. A value that is not a
+ * plain string or number, or that the check rejects, and every call after
+ * the head is sent, take Node's own method.
+ * @template {new (...args: any[]) => import('node:http').ServerResponse} T
+ * @param {T} Base
+ * @returns {T}
+ */
+function withKnownFields (Base) {
+  if (kOutHeaders === undefined) return Base
+  return class extends Base {
+    setHeader (name, value) {
+      if (this._header || typeof name !== 'string') return super.setHeader(name, value)
+      const known = knownName(name)
+      if (typeof value !== 'number' && value !== known.valid) {
+        if (typeof value !== 'string' || INVALID_VALUE_CHAR.test(value)) return super.setHeader(name, value)
+        known.valid = value
+      }
+      let fields = this[kOutHeaders]
+      if (fields === null) this[kOutHeaders] = fields = new FieldTable()
+      fields[known.lower] = [name, value]
+      return this
+    }
+
+    getHeader (name) {
+      if (typeof name !== 'string') return super.getHeader(name)
+      const fields = this[kOutHeaders]
+      if (fields === null) return undefined
+      const entry = fields[lowerCaseName(name)]
+      return entry === undefined ? undefined : entry[1]
+    }
+
+    hasHeader (name) {
+      if (typeof name !== 'string') return super.hasHeader(name)
+      const fields = this[kOutHeaders]
+      return fields !== null && fields[lowerCaseName(name)] !== undefined
+    }
+  }
+}
+
+module.exports = { withKnownFields }
