@@ -3,10 +3,13 @@
 // How HTTP/2 sessions spread over two workers, and what that does to the
 // rate from one run to the next: svr (secure, enableHTTP2, 2 workers) and
 // the bare HTTP/2 cluster of bench/bare-h2.js, each loaded RUNS times with
-// `h2load -c50 -m10` for a few seconds. During each run `ss` counts the
-// established sessions of each worker process. Prints one row per server:
-// the busiest worker's share of the sessions in each run, and the rates.
-// node bench/spread.js [--runs N] [--seconds S]
+// `h2load -c50 -m10` for a few seconds, after loading each until its rate is
+// steady, as the bench's rows are (svr's workers take several seconds to
+// reach their steady rate, the bare server about one: cold, svr's first runs
+// would count as spread). During each run `ss` counts the established
+// sessions of each worker process. Prints one row per server: the busiest
+// worker's share of the sessions in each run, and the rates.
+// node bench/spread.js [--runs N] [--seconds S] [--warmup S]
 // Needs h2load (apt-get install -y nghttp2-client), ss (iproute2) and openssl.
 
 const { spawn, execFile } = require('node:child_process')
@@ -15,6 +18,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { promisify } = require('node:util')
 const { ServerOutput } = require('./server-output')
+const { warmUp } = require('./load')
 
 const run = promisify(execFile)
 const ROOT = path.join(__dirname, '..')
@@ -45,12 +49,19 @@ async function sessionsPerProcess (port) {
   return [...counts.values()].sort((a, b) => b - a)
 }
 
+function h2load (port, seconds) {
+  return run('h2load', ['-c50', '-m10', '-D', String(seconds), 'https://127.0.0.1:' + port + '/1k.html'])
+}
+
+function rateOf (stdout) {
+  return Number(/finished in [^,]+, ([\d.]+) req\/s/.exec(stdout)[1])
+}
+
 async function loadOnce (port, seconds) {
-  const h2load = promisify(execFile)('h2load', ['-c50', '-m10', '-D', String(seconds), 'https://127.0.0.1:' + port + '/1k.html'])
+  const load = h2load(port, seconds)
   await sleep(seconds * 500)
   const sessions = await sessionsPerProcess(port)
-  const { stdout } = await h2load
-  const rate = Number(/finished in [^,]+, ([\d.]+) req\/s/.exec(stdout)[1])
+  const rate = rateOf((await load).stdout)
   const total = sessions.reduce((sum, n) => sum + n, 0)
   return { rate, busiest: total === 0 ? 0 : sessions[0] / total, sessions }
 }
@@ -67,6 +78,7 @@ function summary (name, results) {
 async function main () {
   const runs = option('--runs', 10)
   const seconds = option('--seconds', 4)
+  const warmup = option('--warmup', 20)
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-spread-'))
   const children = []
   try {
@@ -88,6 +100,11 @@ async function main () {
     children.push(await start([path.join(ROOT, 'svr.js'), '--config', path.join(dir, 'config.json')], dir))
     children.push(await start([path.join(__dirname, 'bare-h2.js'), String(BARE_PORT), path.join(dir, 'www', '1k.html'),
       path.join(dir, 'cert.pem'), path.join(dir, 'key.pem'), 'svr-headers'], dir))
+    const warm = []
+    for (const [name, port] of [['svr', SVR_PORT], ['bare', BARE_PORT]]) {
+      const { seconds: took, steady, rates } = await warmUp(async (s) => ({ rps: rateOf((await h2load(port, s)).stdout) }), warmup)
+      warm.push(name + ' ' + (steady ? 'steady' : 'not steady') + ' after ' + took + ' s (' + rates.map(Math.round).join(', ') + ' req/s)')
+    }
     const results = { svr: [], bare: [] }
     // Alternate, so that both see the same moments of the machine.
     for (let i = 0; i < runs; i++) {
@@ -95,6 +112,7 @@ async function main () {
       results.bare.push(await loadOnce(BARE_PORT, seconds))
     }
     console.log('cpu: ' + os.cpus()[0].model + ', ' + os.cpus().length + ' cores; ' + runs + ' runs of h2load -c50 -m10 -D ' + seconds)
+    console.log('warm-up, in one-second runs: ' + warm.join('; '))
     console.log('| server | mean req/s | spread of the rate (max − min) / mean | busiest worker\'s sessions, worst run | sessions per worker, each run |')
     console.log('|---|---:|---:|---:|---|')
     console.log(summary('svr', results.svr))

@@ -63,7 +63,7 @@ class StreamResponse extends EventEmitter {
     if (known.connectionSpecific) return this
     if (typeof value !== 'number' && value !== known.valid) {
       validateHeaderValue(name, value)
-      if (typeof value === 'string') known.valid = value
+      if (typeof value === 'string') known.remember(value)
     }
     this.headers[known.lower] = value
     return this

@@ -191,22 +191,23 @@ function isAbsoluteForm (url) {
  * @param {object} ctx
  * @param {number} unanswered the status when no stage answers: 404, or 501
  *   for a proxy request no mod took
- * @param {boolean} [scoped] running inside the request scope of the
- *   request's mods and script already
  */
-function runStages (stages, start, req, res, ctx, unanswered, scoped = false) {
+function runStages (stages, start, req, res, ctx, unanswered) {
   for (let i = start; i < stages.length; i++) {
     const stage = stages[i]
+    // Once the mods and the script have taken the request, the stages after
+    // them run in its request scope, since they answer through methods that
+    // application code may have wrapped. The scope is entered once for all
+    // of them (each entry costs an async context frame, a Map, on Node 24);
+    // what follows them (the unanswered error page, a failure, the rest
+    // after a stage that answers later) is svr's own again, outside it.
+    if (ctx.applicationScope !== null) {
+      runInScope(stages, i, ctx, unanswered)
+      return
+    }
     // An HTTP/2 request reaching application code gets Node's objects from
     // here on; the stages after it (and its context) answer through them too.
     if (stage.needsNodeObjects === true && onBareStream(req)) ({ req, res } = promote(req, res))
-    // Once the mods and the script have taken the request, the stages after
-    // them run in its request scope: entered once for all of them, since
-    // each entry costs an async context frame (a Map) on Node 24.
-    if (!scoped && ctx.applicationScope !== null) {
-      runInRequestScope(ctx.applicationScope, runStages, stages, i, req, res, ctx, unanswered, true)
-      return
-    }
     let result
     try {
       result = stage(req, res, ctx)
@@ -215,15 +216,55 @@ function runStages (stages, start, req, res, ctx, unanswered, scoped = false) {
       return
     }
     if (result === true) return
-    if (result !== false && result !== undefined && typeof result.then === 'function') {
-      result.then(
-        (done) => { if (done !== true) runStages(stages, i + 1, req, res, ctx, unanswered, scoped) },
-        (err) => fail(req, res, ctx, err)
-      )
+    if (isThenable(result)) {
+      continueAfter(result, stages, i, req, res, ctx, unanswered)
       return
     }
   }
   ctx.shared.respond.sendError(ctx, unanswered)
+}
+
+function runInScope (stages, start, ctx, unanswered) {
+  let outcome
+  try {
+    outcome = runInRequestScope(ctx.applicationScope, runScopedStages, stages, start, ctx)
+  } catch (err) {
+    fail(ctx.req, ctx.res, ctx, err)
+    return
+  }
+  if (outcome === true) return
+  if (outcome === false) ctx.shared.respond.sendError(ctx, unanswered)
+  else continueAfter(outcome.result, stages, outcome.at, ctx.req, ctx.res, ctx, unanswered)
+}
+
+/**
+ * The stages from `start` on, inside the request scope; an exception
+ * leaves through runInScope.
+ * @returns {true | false | {at: number, result: PromiseLike<boolean>}} true:
+ *   answered; false: no stage answered; else the stage that answers later
+ */
+function runScopedStages (stages, start, ctx) {
+  for (let i = start; i < stages.length; i++) {
+    const stage = stages[i]
+    if (stage.needsNodeObjects === true && onBareStream(ctx.req)) promote(ctx.req, ctx.res)
+    const result = stage(ctx.req, ctx.res, ctx)
+    if (result === true) return true
+    if (isThenable(result)) return { at: i, result }
+  }
+  return false
+}
+
+// Called outside the request scope: the rest of the stages starts where
+// the stage left it, as when it answered at once.
+function continueAfter (result, stages, at, req, res, ctx, unanswered) {
+  result.then(
+    (done) => { if (done !== true) runStages(stages, at + 1, req, res, ctx, unanswered) },
+    (err) => fail(req, res, ctx, err)
+  )
+}
+
+function isThenable (result) {
+  return result !== false && result !== undefined && typeof result.then === 'function'
 }
 
 function fail (req, res, ctx, err) {
@@ -231,4 +272,4 @@ function fail (req, res, ctx, err) {
   ctx.shared.respond.sendError(ctx, 500, { error: err })
 }
 
-module.exports = { createPipeline, STAGES, PROXY_STAGES }
+module.exports = { createPipeline, runStages, STAGES, PROXY_STAGES }

@@ -8,6 +8,9 @@ const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connecti
 // each is validated and lower-cased once, then looked up. A script that
 // sets names it reads from requests cannot grow the table past this.
 const MAX_KNOWN_NAMES = 512
+// Values longer than this are checked every time: what is remembered is
+// small, whatever a script sets.
+const MAX_REMEMBERED_VALUE = 256
 const knownNames = new Map()
 
 /**
@@ -16,7 +19,8 @@ const knownNames = new Map()
  * value it was given that passed the value check, since most values repeat
  * from response to response (a file's type, its ETag, "nosniff"), and
  * comparing with the last one costs less than checking every character
- * again. Made once per name: lower-casing a name per call makes a new
+ * again. A cookie is never remembered: its value is the client's secret,
+ * and each is set once. Made once per name: lower-casing a name per call makes a new
  * string, which V8 must look up among its internalized strings before it
  * can be a property key (about a tenth of a static answer's own time in a
  * profile).
@@ -26,7 +30,13 @@ class KnownName {
   constructor (lower) {
     this.lower = lower
     this.connectionSpecific = CONNECTION_SPECIFIC.has(lower)
+    this.remembers = lower !== 'set-cookie'
     this.valid = null
+  }
+
+  /** @param {string} value a value of this name that passed Node's check */
+  remember (value) {
+    if (this.remembers && value.length <= MAX_REMEMBERED_VALUE) this.valid = value
   }
 }
 

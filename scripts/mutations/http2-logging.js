@@ -44,8 +44,8 @@ module.exports = [
     area: 'http2-logging',
     file: 'lib/http2/stream-response.js',
     what: 'a header value is remembered as valid before it is checked: the second time, a line break goes through',
-    find: '      validateHeaderValue(name, value)\n      if (typeof value === \'string\') known.valid = value\n',
-    replace: '      if (typeof value === \'string\') known.valid = value\n      validateHeaderValue(name, value)\n',
+    find: '      validateHeaderValue(name, value)\n      if (typeof value === \'string\') known.remember(value)\n',
+    replace: '      if (typeof value === \'string\') known.remember(value)\n      validateHeaderValue(name, value)\n',
     tests: ['test/tls/http2-stream-headers.test.js']
   },
   {

@@ -4,6 +4,7 @@
 // declares settings and exports commands (see scripts/mutations.js for the fields).
 
 const WRAPPERS = 'test/http/mod-wrappers.test.js'
+const SCOPE = 'test/unit/pipeline-scope.test.js'
 const SETTINGS = 'test/http/mod-settings.test.js'
 const COMMANDS = ['test/unit/console.test.js', 'test/ops/console.test.js']
 
@@ -44,17 +45,33 @@ module.exports = [
     area: 'mods',
     file: 'lib/pipeline/pipeline.js',
     what: 'the stages after the mods run outside the request scope: a wrapper failing in their callbacks takes the worker down',
-    find: '    if (!scoped && ctx.applicationScope !== null) {',
-    replace: '    if (false) {',
-    tests: [WRAPPERS]
+    find: '    outcome = runInRequestScope(ctx.applicationScope, runScopedStages, stages, start, ctx)',
+    replace: '    outcome = runScopedStages(stages, start, ctx)',
+    tests: [WRAPPERS, SCOPE]
   },
   {
     area: 'mods',
     file: 'lib/pipeline/pipeline.js',
-    what: 'the stages after the mods run outside the request scope once the scope is taken as entered before it is',
-    find: "function runStages (stages, start, req, res, ctx, unanswered, scoped = false) {",
-    replace: "function runStages (stages, start, req, res, ctx, unanswered, scoped = true) {",
-    tests: [WRAPPERS]
+    what: 'the page of a request no stage answered is made inside the request scope, where its failure is taken for application code\'s',
+    find: '    if (isThenable(result)) return { at: i, result }\n  }\n  return false\n',
+    replace: '    if (isThenable(result)) return { at: i, result }\n  }\n  ctx.shared.respond.sendError(ctx, 404)\n  return true\n',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
+    file: 'lib/pipeline/pipeline.js',
+    what: 'a stage that throws in the request scope is failed inside it',
+    find: '    const result = stage(ctx.req, ctx.res, ctx)\n',
+    replace: '    let result\n    try { result = stage(ctx.req, ctx.res, ctx) } catch (err) { fail(ctx.req, ctx.res, ctx, err); return true }\n',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
+    file: 'lib/pipeline/pipeline.js',
+    what: 'the rest of the stages after one that answered later runs outside the request scope',
+    find: '  if (outcome === true) return\n',
+    replace: '  if (outcome === true) return\n  ctx.applicationScope = null\n',
+    tests: [SCOPE]
   },
   {
     area: 'mods',

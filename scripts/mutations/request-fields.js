@@ -197,6 +197,14 @@ module.exports = [
   {
     area: 'request-fields',
     file: 'lib/util/header-names.js',
+    what: 'a cookie\'s value is remembered with the header name',
+    find: "    this.remembers = lower !== 'set-cookie'",
+    replace: '    this.remembers = true',
+    tests: KNOWN_FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/util/header-names.js',
     what: 'a header name is taken without Node\'s name check',
     find: '    validateHeaderName(name)\n',
     replace: '',

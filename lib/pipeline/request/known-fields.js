@@ -37,7 +37,7 @@ function withKnownFields (Base) {
       const known = knownName(name)
       if (typeof value !== 'number' && value !== known.valid) {
         if (typeof value !== 'string' || INVALID_VALUE_CHAR.test(value)) return super.setHeader(name, value)
-        known.valid = value
+        known.remember(value)
       }
       let fields = this[kOutHeaders]
       if (fields === null) this[kOutHeaders] = fields = new FieldTable()

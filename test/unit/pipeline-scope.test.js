@@ -1,0 +1,102 @@
+'use strict'
+
+// Where the request scope of the mods and the script begins and ends in the
+// pipeline (lib/pipeline/pipeline.js runStages): the stages after the
+// handlers run inside it, since they answer through methods application code
+// may have wrapped; svr's own answers after them (the page of a request no
+// stage answered, the 500 of a stage that threw or rejected) run outside
+// it, so that a failure there is not taken for application code's.
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const { runStages } = require('../../lib/pipeline/pipeline')
+const { currentRequest } = require('../../lib/application/request-scope')
+
+const OUTSIDE = 'outside'
+
+// The scope a stage runs in, by name: the request's chain, or outside any.
+function where () {
+  const store = currentRequest()
+  return store === undefined ? OUTSIDE : store.name
+}
+
+function request () {
+  const seen = []
+  const ctx = {
+    applicationScope: null,
+    req: { method: 'GET' },
+    res: {},
+    requestId: 'id-1',
+    originalUrl: '/x',
+    shared: {
+      respond: { sendError: (c, status) => seen.push(['sendError ' + status, where()]) },
+      log: { error: () => seen.push(['log.error', where()]) }
+    }
+  }
+  return { ctx, seen }
+}
+
+// A stage that notes where it ran, then does `then`.
+function stage (name, seen, then = () => false) {
+  return (req, res, ctx) => {
+    seen.push([name, where()])
+    return then(ctx)
+  }
+}
+
+// The handlers stage: takes the request into its chain's scope.
+function handlers (seen) {
+  return stage('handlers', seen, (ctx) => {
+    ctx.applicationScope = { name: 'chain' }
+    return false
+  })
+}
+
+function settle () {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+describe('the request scope in the pipeline', () => {
+  it('runs the stages after the handlers in the chain\'s scope, and the unanswered page outside it', () => {
+    const { ctx, seen } = request()
+    runStages([stage('first', seen), handlers(seen), stage('methods', seen), stage('static', seen)], 0, ctx.req, ctx.res, ctx, 404)
+    assert.deepEqual(seen, [
+      ['first', OUTSIDE], ['handlers', OUTSIDE], ['methods', 'chain'], ['static', 'chain'], ['sendError 404', OUTSIDE]
+    ])
+  })
+
+  it('stops at the stage that answers, in the scope', () => {
+    const { ctx, seen } = request()
+    runStages([handlers(seen), stage('methods', seen), stage('static', seen, () => true), stage('listing', seen)], 0, ctx.req, ctx.res, ctx, 404)
+    assert.deepEqual(seen, [['handlers', OUTSIDE], ['methods', 'chain'], ['static', 'chain']])
+  })
+
+  it('fails a stage that throws in the scope with a 500 made outside it', () => {
+    const { ctx, seen } = request()
+    const throwing = stage('static', seen, () => { throw new Error('broken') })
+    runStages([handlers(seen), throwing, stage('listing', seen)], 0, ctx.req, ctx.res, ctx, 404)
+    assert.deepEqual(seen, [['handlers', OUTSIDE], ['static', 'chain'], ['log.error', OUTSIDE], ['sendError 500', OUTSIDE]])
+  })
+
+  it('goes on in the scope after a stage that answers later without answering, and ends outside it', async () => {
+    const { ctx, seen } = request()
+    const later = stage('static', seen, () => Promise.resolve(false))
+    runStages([handlers(seen), later, stage('listing', seen)], 0, ctx.req, ctx.res, ctx, 404)
+    await settle()
+    assert.deepEqual(seen, [['handlers', OUTSIDE], ['static', 'chain'], ['listing', 'chain'], ['sendError 404', OUTSIDE]])
+  })
+
+  it('fails a stage whose promise rejects with a 500 made outside the scope', async () => {
+    const { ctx, seen } = request()
+    const rejecting = stage('static', seen, () => Promise.reject(new Error('broken later')))
+    runStages([handlers(seen), rejecting, stage('listing', seen)], 0, ctx.req, ctx.res, ctx, 404)
+    await settle()
+    assert.deepEqual(seen, [['handlers', OUTSIDE], ['static', 'chain'], ['log.error', OUTSIDE], ['sendError 500', OUTSIDE]])
+  })
+
+  it('runs every stage outside any scope when no handler took the request', () => {
+    const { ctx, seen } = request()
+    runStages([stage('first', seen), stage('static', seen)], 0, ctx.req, ctx.res, ctx, 501)
+    assert.deepEqual(seen, [['first', OUTSIDE], ['static', OUTSIDE], ['sendError 501', OUTSIDE]])
+  })
+})
