@@ -221,5 +221,13 @@ module.exports = [
     find: "          this.coordinator.broadcast('tls-sessions-known', { sessions: [msg.session] })\n",
     replace: '',
     tests: [SESSIONS, RESUMPTION]
+  },
+  {
+    area: 'dispatch',
+    file: 'lib/primary/connection-dispatch.js',
+    what: 'a passed-on connection goes back to its worker once the other has a few unacknowledged (the passer counted in the fewest)',
+    find: '      if (intakes[i] !== except && size < fewest && !stalled(intakes[i], now)) fewest = size',
+    replace: '      if (size < fewest && !stalled(intakes[i], now)) fewest = size',
+    tests: [UNIT]
   }
 ]
