@@ -55,23 +55,36 @@ function hostnameOf (host) {
 const kHost = Symbol('svr.host')
 
 /**
+ * The object that stands for a request's connection, on which the facts
+ * of the connection are read and kept: the socket of an HTTP/1.x request,
+ * the session's SessionPeer of an HTTP/2 one on the bare stream
+ * (lib/http2/stream-request.js), whose socket is a Proxy.
+ * @param {{socket: object, peer?: object}} req
+ * @returns {{remoteAddress?: string, localAddress?: string, encrypted?: boolean}}
+ */
+function connectionOf (req) {
+  const peer = req.peer
+  return peer === undefined ? req.socket : peer
+}
+
+/**
  * Normalise the Host header in place (normalHost) and name the request's
  * host (as requestHostname), worked out once per connection for as long as
  * its requests send the same Host header, as the requests of a kept-alive
  * connection almost always do: a new request pays one comparison of
  * strings instead of lower-casing and splitting the header.
  * @param {import('node:http').IncomingMessage} req
+ * @param {object} [connection] connectionOf(req)
  * @returns {string} the host name, '' when the request has no Host
  */
-function normalizeRequestHost (req) {
+function normalizeRequestHost (req, connection = connectionOf(req)) {
   const raw = req.headers.host
   if (typeof raw !== 'string' || raw === '') return ''
-  const socket = req.socket
-  let known = socket[kHost]
+  let known = connection[kHost]
   if (known === undefined || known.raw !== raw) {
     const normal = normalHost(raw)
     known = { raw, normal, hostname: hostnameOf(normal) }
-    socket[kHost] = known
+    connection[kHost] = known
   }
   if (known.normal !== raw) req.headers.host = known.normal
   return known.hostname
@@ -174,4 +187,4 @@ function compileLocalIpMatcher (ip) {
   return (localAddress) => normalizeAddress(localAddress) === wanted
 }
 
-module.exports = { requestHostname, normalizeRequestHost, lastColon, compileHostMatcher, parseHostPattern, isScoped, compileLocalIpMatcher, normalizeAddress, socketAddresses }
+module.exports = { connectionOf, requestHostname, normalizeRequestHost, lastColon, compileHostMatcher, parseHostPattern, isScoped, compileLocalIpMatcher, normalizeAddress, socketAddresses }

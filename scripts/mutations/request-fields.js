@@ -209,5 +209,21 @@ module.exports = [
     find: '    validateHeaderName(name)\n',
     replace: '',
     tests: KNOWN_FIELDS
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/http2/stream-request.js',
+    what: 'the session\'s peer reads a property TLS sockets do not have: HTTP/2 requests are taken for plain ones (and redirected to HTTPS)',
+    find: '    this.encrypted = socket.encrypted === true',
+    replace: '    this.encrypted = socket.secure === true',
+    tests: ['test/tls/https.test.js']
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/hosts/vhost.js',
+    what: 'an HTTP/2 session keeps the Host of its first stream: its later streams to another authority get the first one\'s site',
+    find: '  if (known === undefined || known.raw !== raw) {\n    const normal = normalHost(raw)\n    known = { raw, normal, hostname: hostnameOf(normal) }',
+    replace: '  if (known === undefined) {\n    const normal = normalHost(raw)\n    known = { raw, normal, hostname: hostnameOf(normal) }',
+    tests: ['test/tls/http2.test.js']
   }
 ]

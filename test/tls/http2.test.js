@@ -8,6 +8,7 @@ const zlib = require('node:zlib')
 const { makeSite, startSvr } = require('../helpers/server')
 const { createScope } = require('../helpers/scope')
 const { rawRequest } = require('../helpers/raw-http')
+const { waitUntil } = require('../helpers/wait')
 const { makeCertificate, httpsRequest, connectH2, h2Request, http2SiteConfig } = require('../helpers/tls')
 
 const INDEX = '<h1>h2 index</h1>\n'
@@ -39,7 +40,11 @@ describe('HTTP/2', () => {
     const site = await makeSite(scope, {}, { 'index.html': INDEX, 'big.txt': BIG, 'dir/index.html': 'in dir\n' })
     const cert = await makeCertificate(site.dir, 'main')
     await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
-    await site.writeConfig(http2SiteConfig(cert, { http2Settings: { initialWindowSize: 1048576 }, maxRequestBodySize: 1000 }))
+    await site.writeConfig(http2SiteConfig(cert, {
+      http2Settings: { initialWindowSize: 1048576 },
+      maxRequestBodySize: 1000,
+      customHeadersVHost: [{ host: 'a.test', headers: { 'X-Site': 'a' } }, { host: 'b.test', headers: { 'X-Site': 'b' } }]
+    }))
     svr = await startSvr(scope, site.configFile)
     client = await connectH2(svr.port)
   })
@@ -92,6 +97,23 @@ describe('HTTP/2', () => {
     assert.equal(res.headers.connection, undefined)
     assert.equal(res.headers['keep-alive'], undefined)
     assert.equal(res.headers['content-type'], 'text/plain')
+  })
+
+  it('should name the site of each stream after its own authority, on one session', async () => {
+    // The host is worked out once per connection while it repeats: the
+    // streams of one session that change it must not keep the first one.
+    const from = svr.output.length
+    const sites = []
+    for (const authority of ['A.test.:8443', 'b.test', 'a.test', 'c.test', 'B.TEST:8443']) {
+      const res = await h2Request(client, { ':path': '/', ':authority': authority })
+      assert.equal(res.status, 200)
+      sites.push(res.headers['x-site'] || '-')
+    }
+    assert.deepEqual(sites, ['a', 'b', 'a', '-', 'b'])
+    // Read from the session's peer once: every line has the client's address.
+    const logged = () => svr.output.slice(from).split('\n').filter((line) => line.includes('"GET / HTTP/2.0" 200 '))
+    await waitUntil(() => logged().length === 5, 'five access-log lines')
+    for (const line of logged()) assert.match(line, /^127\.0\.0\.1 - - \[/)
   })
 
   it('should refuse an HTTP/2 CONNECT with an error page', async () => {

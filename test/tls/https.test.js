@@ -9,7 +9,7 @@ const { makeSite, startSvr, runSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { rawRequest } = require('../helpers/raw-http')
 const { createScope } = require('../helpers/scope')
-const { makeCertificate, httpsRequest, plainPort } = require('../helpers/tls')
+const { makeCertificate, httpsRequest, plainPort, connectH2, h2Request } = require('../helpers/tls')
 
 const INDEX = '<h1>secure index</h1>\n'
 
@@ -29,6 +29,7 @@ describe('HTTPS with SNI and the redirecting plain server', () => {
     await site.writeConfig({
       workers: 1,
       secure: true,
+      enableHTTP2: true,
       sport: '127.0.0.1:0',
       spubport: 8443,
       customHeaders: { 'Strict-Transport-Security': 'max-age=63072000' },
@@ -84,6 +85,21 @@ describe('HTTPS with SNI and the redirecting plain server', () => {
     const dirty = await request(plain, '/a/../b', { headers: { host: 'alpha.test' } })
     assert.equal(dirty.status, 301)
     assert.equal(dirty.headers.location, 'https://alpha.test:8443/b')
+  })
+
+  it('should serve HTTP/2 on the TLS port as secure, not redirect it', async () => {
+    // Over HTTP/2 whether the request came encrypted is read from the
+    // session's peer, once per session, not from the socket per request.
+    const client = await connectH2(port)
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await h2Request(client, { ':path': '/', ':authority': 'alpha.test:8443' })
+        assert.equal(res.status, 200)
+        assert.equal(res.body.toString(), INDEX)
+      }
+    } finally {
+      client.close()
+    }
   })
 
   it('should refuse to reflect an unknown Host when no domain is set', async () => {

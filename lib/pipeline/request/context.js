@@ -1,10 +1,13 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { socketAddresses, normalizeRequestHost } = require('../../hosts/vhost')
+const { connectionOf, socketAddresses, normalizeRequestHost } = require('../../hosts/vhost')
 const { resolveClientAddress } = require('../../access/client-address')
 const { newRequestId, acceptableRequestId, HEADER } = require('../../logging/request-id')
 const { kContext, reportWhenOver } = require('./response-bytes')
+const { knownName } = require('../../util/header-names')
+
+const REQUEST_ID = knownName(HEADER)
 
 
 /**
@@ -38,11 +41,12 @@ class RequestContext {
     this.origHref = this.pathname
     // The client as the access rules see it: the socket peer, or the
     // forwarded client when the peer is a trusted proxy.
-    const addresses = socketAddresses(req.socket)
+    const connection = connectionOf(req)
+    const addresses = socketAddresses(connection)
     this.clientAddress = addresses.remote
     this.fromTrustedProxy = false
     this.localAddress = addresses.local
-    this.hostname = normalizeRequestHost(req)
+    this.hostname = normalizeRequestHost(req, connection)
     // What the virtual-host entries say about this host and local address,
     // picked once here (lib/pipeline/site.js). A request without a target
     // (an HTTP/2 CONNECT) gets the entries for any host and address;
@@ -54,7 +58,7 @@ class RequestContext {
     // sendPathHeaders); a request without a target has no path for them.
     this.pathHeadersSet = typeof req.url !== 'string'
     // Arrived over TLS (HTTPS or HTTP/2), not on the plain-HTTP server.
-    this.secure = req.socket.encrypted === true
+    this.secure = connection.encrypted === true
     // Taken through the stages (handleRequest), not answered before them
     // (413 on Content-Length, 417).
     this.inPipeline = false
@@ -100,6 +104,9 @@ class RequestContext {
     // a proxy's id is adopted only when the peer is a trusted one.
     this.requestId = this.fromTrustedProxy ? acceptableRequestId(req.headers['x-request-id']) || newRequestId() : newRequestId()
     res[kContext] = this
+    // A request id needs no value check: svr's are UUIDs, and a proxy's
+    // was adopted only if made of a few printable ASCII characters.
+    REQUEST_ID.vouch(this.requestId)
     res.setHeader(HEADER, this.requestId)
     if (shared.accessLog !== undefined && shared.accessLog.wanted) reportWhenOver(this, shared.accessLog)
   }
