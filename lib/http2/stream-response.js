@@ -187,8 +187,16 @@ class StreamResponse extends EventEmitter {
 function ignoreError () {}
 
 // `this` is the stream: one listener for every response, no closure each.
+// The stream lets go of its response: Node's session keeps its streams in
+// a Map, and V8 keeps every entry a Map's old hash tables held alive for
+// as long as one of those tables is in the old generation, which the
+// session's, a long-lived object, soon is. So a closed stream can outlive
+// many young-generation collections, and anything it still points to (the
+// response, its request's context, the request) is copied by each and then
+// promoted with it.
 function onStreamClose () {
   const res = this[kResponse]
+  this[kResponse] = null
   if (res.openStreams !== null) res.openStreams.open--
   if (res.promoted) return
   res.writableFinished = res.writableEnded && this.rstCode === NO_ERROR

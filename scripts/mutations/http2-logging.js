@@ -119,5 +119,13 @@ module.exports = [
     find: '    if (!this.writing) this.closeRetired()\n',
     replace: '    this.closeRetired()\n',
     tests: SINK
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/stream-response.js',
+    what: 'a closed stream keeps its response (and through it the request\'s context) for as long as Node keeps the stream',
+    find: '  this[kResponse] = null\n',
+    replace: '',
+    tests: ['test/unit/stream-response-release.test.js']
   }
 ]

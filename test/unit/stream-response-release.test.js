@@ -1,0 +1,69 @@
+'use strict'
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const { EventEmitter } = require('node:events')
+const { StreamResponse } = require('../../lib/http2/stream-response')
+
+// A stand-in for a ServerHttp2Stream: what StreamResponse reads of one.
+class FakeStream extends EventEmitter {
+  constructor () {
+    super()
+    this.destroyed = false
+    this.closed = false
+    this.rstCode = 0
+    this.sent = []
+  }
+
+  respond (headers, options) {
+    this.sent.push({ headers: { ...headers }, options })
+  }
+
+  end (body) {
+    this.sent.push({ body })
+    this.closed = true
+  }
+}
+
+// Every value the stream holds of its own, listeners included.
+function heldBy (stream) {
+  const values = Object.getOwnPropertySymbols(stream).map((symbol) => stream[symbol])
+  for (const key of Object.keys(stream)) values.push(stream[key])
+  for (const event of stream.eventNames()) values.push(...stream.rawListeners(event))
+  return values
+}
+
+describe('StreamResponse on a closed stream', () => {
+  it('is no longer held by the stream, which Node may keep alive after it closed', () => {
+    const stream = new FakeStream()
+    const open = { open: 0 }
+    const res = new StreamResponse(stream, 'GET', open)
+    const events = []
+    res.on('finish', () => events.push('finish'))
+    res.on('close', () => events.push('close'))
+    assert.equal(open.open, 1)
+    assert.ok(heldBy(stream).includes(res))
+    res.end('hello')
+    stream.emit('close')
+    assert.deepEqual(events, ['finish', 'close'])
+    assert.equal(open.open, 0)
+    assert.equal(res.writableFinished, true)
+    assert.equal(heldBy(stream).includes(res), false)
+  })
+
+  it('counts a stream reset by the client as closed, not finished', () => {
+    const stream = new FakeStream()
+    const open = { open: 0 }
+    const res = new StreamResponse(stream, 'GET', open)
+    const events = []
+    res.on('finish', () => events.push('finish'))
+    res.on('close', () => events.push('close'))
+    stream.rstCode = 8
+    stream.emit('error', new Error('reset'))
+    stream.emit('close')
+    assert.deepEqual(events, ['close'])
+    assert.equal(open.open, 0)
+    assert.equal(res.writableFinished, false)
+    assert.equal(heldBy(stream).includes(res), false)
+  })
+})
