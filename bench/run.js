@@ -4,7 +4,7 @@
 // npm run bench -- --curves [--quick] [--only DIMENSION[,DIMENSION]] [--out FILE]
 // npm run bench -- --against DIR   (also: another checkout of svr, e.g. a build of an earlier main)
 // npm run bench -- --tls [--quick] [--only NAME[,NAME]] [--out FILE]
-// npm run bench -- --own [--quick] [--only NAME[,NAME]] [--against DIR] [--out FILE]
+// npm run bench -- --own [--quick] [--only NAME[,NAME]] [--against DIR] [--rounds N] [--out FILE]
 //
 // svr side by side with a bare Node cluster, nginx and Caddy in the same run,
 // targets alternating (A B A B) so that drift of the machine cancels out;
@@ -36,6 +36,8 @@
 // and with --against DIR the same of that checkout's svr, into the
 // section "svr's own CPU per request". Its smoke run writes only to a file
 // named with --out.
+// --rounds N measures each target in N rounds (3 unless told) and shows
+// the run with the median CPU per request.
 
 const fs = require('node:fs/promises')
 const os = require('node:os')
@@ -232,7 +234,7 @@ function againstCaddy (name, label, goal = null) {
 const LIMITS = { rssMb: 60, startMs: 1000 }
 
 function parseArgs (argv) {
-  const args = { quick: false, curves: false, tls: false, own: false, only: null, profile: null, against: null, out: path.join(__dirname, 'results.md'), outNamed: false }
+  const args = { quick: false, curves: false, tls: false, own: false, only: null, profile: null, against: null, rounds: 3, out: path.join(__dirname, 'results.md'), outNamed: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--quick') args.quick = true
@@ -245,16 +247,25 @@ function parseArgs (argv) {
       args.out = path.resolve(argv[++i])
       args.outNamed = true
     } else if (arg === '--against') args.against = path.resolve(argv[++i])
-    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --tls, --own, --only a,b, --profile NAME, --against DIR, --out FILE)')
+    else if (arg === '--rounds') args.rounds = roundsOf(argv[++i])
+    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --tls, --own, --only a,b, --profile NAME, --against DIR, --rounds N, --out FILE)')
   }
   return args
+}
+
+// More rounds make the median steadier where svr's own µs are a few
+// against a noisy machine's swings of one or two between runs.
+function roundsOf (text) {
+  const rounds = Number(text)
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 15) throw new Error('--rounds takes a whole number from 1 to 15, not ' + text)
+  return rounds
 }
 
 async function main () {
   const args = parseArgs(process.argv.slice(2))
   // A smoke run checks the harness in seconds; its numbers mean nothing
   // and it writes no results.md.
-  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: 3 }
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: args.rounds }
   const tool = await loadTool()
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-bench-'))
   // nginx's workers run as an unprivileged user when started by root.
