@@ -36,8 +36,8 @@
 // and with --against DIR the same of that checkout's svr, into the
 // section "svr's own CPU per request". Its smoke run writes only to a file
 // named with --out.
-// --rounds N measures each target in N rounds (3 unless told) and shows
-// the run with the median CPU per request.
+// --rounds N measures each target in N rounds (3 unless told; 2 for the
+// curves) and shows the run with the median CPU per request.
 
 const fs = require('node:fs/promises')
 const os = require('node:os')
@@ -234,7 +234,7 @@ function againstCaddy (name, label, goal = null) {
 const LIMITS = { rssMb: 60, startMs: 1000 }
 
 function parseArgs (argv) {
-  const args = { quick: false, curves: false, tls: false, own: false, only: null, profile: null, against: null, rounds: 3, out: path.join(__dirname, 'results.md'), outNamed: false }
+  const args = { quick: false, curves: false, tls: false, own: false, only: null, profile: null, against: null, rounds: null, out: path.join(__dirname, 'results.md'), outNamed: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--quick') args.quick = true
@@ -265,7 +265,7 @@ async function main () {
   const args = parseArgs(process.argv.slice(2))
   // A smoke run checks the harness in seconds; its numbers mean nothing
   // and it writes no results.md.
-  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: args.rounds }
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: args.rounds || 3 }
   const tool = await loadTool()
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svr-bench-'))
   // nginx's workers run as an unprivileged user when started by root.
@@ -353,7 +353,7 @@ async function main () {
  */
 async function runCurves ({ args, site, dir, tool }) {
   const dimensions = selectDimensions(args.only === null ? null : [...args.only])
-  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 3, warmup: WARMUP_MAX_S, rounds: 2 }
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 3, warmup: WARMUP_MAX_S, rounds: args.rounds || 2 }
   const begun = Date.now()
   const curves = await measureCurves({ site, dir, tool, plan, dimensions })
   console.error(`bench: curves measured in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
@@ -375,7 +375,7 @@ async function runCurves ({ args, site, dir, tool }) {
 async function runTls ({ args, site, dir }) {
   const unknown = [...(args.only || [])].filter((name) => !TLS_WORKLOADS.some((w) => w.name === name))
   if (unknown.length > 0) throw new Error('no TLS workload ' + unknown.join(', ') + '; known: ' + TLS_WORKLOADS.map((w) => w.name).join(', '))
-  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 4, warmup: WARMUP_MAX_S, rounds: 3 }
+  const plan = args.quick ? { seconds: 1, warmup: 0, rounds: 1 } : { seconds: 4, warmup: WARMUP_MAX_S, rounds: args.rounds || 3 }
   const begun = Date.now()
   const { rows } = await measureTls({ site, dir, plan, only: args.only })
   console.error(`bench: TLS rows measured in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
@@ -397,7 +397,7 @@ async function runOwn ({ args, site, dir }) {
   if (unknown.length > 0) throw new Error('no --own workload ' + unknown.join(', ') + '; known: ' + OWN_WORKLOADS.map((w) => w.name).join(', '))
   // A few seconds of warm-up even in a smoke run: a cold worker's CPU per
   // request is mostly V8 compiling, for svr and the replay unequally.
-  const plan = args.quick ? { seconds: 2, warmup: 3, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: 3 }
+  const plan = args.quick ? { seconds: 2, warmup: 3, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: args.rounds || 3 }
   const against = args.against === null ? null : { dir: args.against, ...await againstVariant(args.against) }
   const begun = Date.now()
   const rows = await measureOwn({ site, dir, plan, only: args.only, against })
