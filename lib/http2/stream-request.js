@@ -69,4 +69,4 @@ class StreamRequest {
   }
 }
 
-module.exports = { StreamRequest, SessionPeer }
+module.exports = { StreamRequest }
