@@ -33,14 +33,20 @@ function heldBy (stream) {
   return values
 }
 
+// A response on a fresh stream, with its session's count and the events it emits.
+function watchedResponse () {
+  const stream = new FakeStream()
+  const open = { open: 0 }
+  const res = new StreamResponse(stream, 'GET', open)
+  const events = []
+  res.on('finish', () => events.push('finish'))
+  res.on('close', () => events.push('close'))
+  return { stream, open, res, events }
+}
+
 describe('StreamResponse on a closed stream', () => {
   it('is no longer held by the stream, which Node may keep alive after it closed', () => {
-    const stream = new FakeStream()
-    const open = { open: 0 }
-    const res = new StreamResponse(stream, 'GET', open)
-    const events = []
-    res.on('finish', () => events.push('finish'))
-    res.on('close', () => events.push('close'))
+    const { stream, open, res, events } = watchedResponse()
     assert.equal(open.open, 1)
     assert.ok(heldBy(stream).includes(res))
     res.end('hello')
@@ -52,12 +58,7 @@ describe('StreamResponse on a closed stream', () => {
   })
 
   it('counts a stream reset by the client as closed, not finished', () => {
-    const stream = new FakeStream()
-    const open = { open: 0 }
-    const res = new StreamResponse(stream, 'GET', open)
-    const events = []
-    res.on('finish', () => events.push('finish'))
-    res.on('close', () => events.push('close'))
+    const { stream, open, res, events } = watchedResponse()
     stream.rstCode = 8
     stream.emit('error', new Error('reset'))
     stream.emit('close')
