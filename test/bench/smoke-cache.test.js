@@ -7,7 +7,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { runBench, row, TIMEOUT_MS } = require('../helpers/bench')
+const { runBench, row, assertRatio, TIMEOUT_MS } = require('../helpers/bench')
 
 describe('benchmark smoke run of the cache-hit row', { timeout: TIMEOUT_MS + 30000 }, () => {
   it('prints the cache hit against the same svr\'s static 1 KiB runs, with its target and CPU per request', async () => {
@@ -18,7 +18,7 @@ describe('benchmark smoke run of the cache-hit row', { timeout: TIMEOUT_MS + 300
     assert.ok(Number(hit[2]) > 0, `svr req/s of the hit: ${hit[2]}`)
     assert.equal(hit[4], 'svr static-1k')
     assert.equal(hit[5], statics[2], 'the static row\'s own svr runs')
-    assert.equal(hit[7], (Number(hit[2]) / Number(statics[2])).toFixed(2))
+    assertRatio(hit[7], hit[2], statics[2])
     assert.equal(hit[8], '≥ 0.9')
     assert.ok(Number(hit[10]) > 0, `svr CPU µs/req of the hit: ${hit[10]}`)
     assert.equal(hit[11], statics[10])

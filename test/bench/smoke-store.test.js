@@ -12,7 +12,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs/promises')
 const os = require('node:os')
 const path = require('node:path')
-const { runBench, row, TIMEOUT_MS } = require('../helpers/bench')
+const { runBench, row, assertRatio, TIMEOUT_MS } = require('../helpers/bench')
 const { skipWithout } = require('../helpers/tools')
 
 const STORE_ROW = 'hello world from serverSideScript.js — the same rate limit with a store'
@@ -27,7 +27,7 @@ describe('benchmark smoke run of the row with a store', { timeout: 2 * TIMEOUT_M
     assert.ok(Number(store[2]) > 0, `svr req/s with a store: ${store[2]}`)
     assert.equal(store[4], 'svr hello-rate-limit')
     assert.equal(store[5], rateLimit[2], 'the rate-limit row\'s own svr runs')
-    assert.equal(store[7], (Number(store[2]) / Number(rateLimit[2])).toFixed(2))
+    assertRatio(store[7], store[2], rateLimit[2])
     assert.equal(store[8], '≥ 0.9')
     assert.equal(store[11], rateLimit[10])
     assert.match(stdout, /^Rows ending in “— the same rate limit with a store”: a third svr .*checked to say `store redis:\/\/127\.0\.0\.1:PORT connected`\.$/m)

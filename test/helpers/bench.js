@@ -50,6 +50,23 @@ function row (stdout, what) {
   return line.split('|').slice(1, -1).map((cell) => cell.trim())
 }
 
+/**
+ * Assert that a printed ratio (two decimals) is one printed rate over
+ * another. The report divides the rates before rounding them to whole
+ * requests, so the quotient of the printed ones may round the other way
+ * (1.645 shown as 1.64, the printed rates giving 1.6451): it is allowed
+ * half a unit of the last decimal and what the rounding of the rates moves.
+ * @param {string} ratio e.g. '1.64'
+ * @param {string} over the printed rate on top
+ * @param {string} under the printed rate below
+ */
+function assertRatio (ratio, over, under) {
+  const exact = Number(over) / Number(under)
+  const slack = 0.005 + (0.5 / Number(under)) * (1 + exact) + 1e-9
+  assert.match(ratio, /^\d+\.\d\d$/)
+  assert.ok(Math.abs(Number(ratio) - exact) <= slack, `ratio ${ratio} is not ${over} / ${under} (${exact})`)
+}
+
 async function stamp (file) {
   try {
     const stat = await fs.stat(file)
@@ -60,4 +77,4 @@ async function stamp (file) {
   }
 }
 
-module.exports = { runBench, row, stamp, ROOT, RESULTS, TIMEOUT_MS }
+module.exports = { runBench, row, assertRatio, stamp, ROOT, RESULTS, TIMEOUT_MS }
