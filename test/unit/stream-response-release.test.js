@@ -12,15 +12,11 @@ class FakeStream extends EventEmitter {
     this.destroyed = false
     this.closed = false
     this.rstCode = 0
-    this.sent = []
   }
 
-  respond (headers, options) {
-    this.sent.push({ headers: { ...headers }, options })
-  }
+  respond () {}
 
-  end (body) {
-    this.sent.push({ body })
+  end () {
     this.closed = true
   }
 }

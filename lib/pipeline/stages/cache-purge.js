@@ -1,7 +1,7 @@
 'use strict'
 
 const { isLocalClient } = require('../../access/address-list')
-const { socketAddresses } = require('../../hosts/vhost')
+const { connectionOf, socketAddresses } = require('../../hosts/vhost')
 const { requestPurge } = require('../../cache/purge-target')
 const { caches } = require('../../cache/config')
 
@@ -27,7 +27,7 @@ function createCachePurgeStage (options, shared) {
   const { respond, log, runtime } = shared
   return function purgeCache (req, res, ctx) {
     if (req.method !== 'PURGE') return false
-    if (!fromThisMachine(socketAddresses(req.socket).remote, ctx.clientAddress)) {
+    if (!fromThisMachine(socketAddresses(connectionOf(req)).remote, ctx.clientAddress)) {
       respond.sendError(ctx, 403)
       return true
     }
