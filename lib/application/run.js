@@ -13,9 +13,11 @@ const { runInRequestScope, runOutsideRequestScope } = require('./request-scope')
  * @returns {(req, res, ctx) => boolean | Promise<boolean>} a pipeline stage handler
  */
 function createChainRunner (links, method, shared) {
-  return function runChain (req, res, ctx) {
-    const chain = new Chain(req, res, ctx)
-    ctx.applicationScope = chain
+  function runChain (req, res, ctx) {
+    const chain = unstartedChain(ctx) || openChain(req, res, ctx)
+    chain.entered = true
+    // Free when the pipeline has entered the chain's scope already: the
+    // scope is entered only where it is not the current one.
     runInRequestScope(chain, runLink, 0, chain)
     // A link that answered and still called next() has left nothing to add.
     if (chain.fellThrough) return res.writableEnded
@@ -24,6 +26,11 @@ function createChainRunner (links, method, shared) {
     chain.started = true
     return chain
   }
+  // The pipeline opens the chain before it runs this stage, so that one
+  // entry of the request scope serves the links and the stages after them
+  // (lib/pipeline/pipeline.js runInScope).
+  runChain.opensScope = openChain
+  return runChain
 
   function runLink (index, chain) {
     if (index === links.length) {
@@ -64,6 +71,26 @@ function createChainRunner (links, method, shared) {
 }
 
 /**
+ * Make a request's chain, the store of its request scope, and name it as
+ * the context's (the stages after the links answer in that scope too).
+ * @param {object} req
+ * @param {object} res
+ * @param {object} ctx
+ * @returns {Chain}
+ */
+function openChain (req, res, ctx) {
+  const chain = new Chain(req, res, ctx)
+  ctx.applicationScope = chain
+  return chain
+}
+
+// The chain the pipeline opened for this request, while its links have not run.
+function unstartedChain (ctx) {
+  const chain = ctx.applicationScope
+  return chain instanceof Chain && !chain.entered ? chain : null
+}
+
+/**
  * One request's way through the links. Once the links have returned without
  * falling through, it is what the stage returns to the pipeline: a minimal
  * thenable, since most chains answer and never settle, and a promise per
@@ -74,6 +101,8 @@ class Chain {
     this.req = req
     this.res = res
     this.ctx = ctx
+    // The links have been started on (runChain).
+    this.entered = false
     this.fellThrough = false
     this.started = false
     this.onSettled = null

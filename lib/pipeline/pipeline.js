@@ -197,10 +197,11 @@ function runStages (stages, start, req, res, ctx, unanswered) {
     const stage = stages[i]
     // Once the mods and the script have taken the request, the stages after
     // them run in its request scope, since they answer through methods that
-    // application code may have wrapped. The scope is entered once for all
-    // of them (each entry costs an async context frame, a Map, on Node 24);
-    // what follows them (the unanswered error page, a failure, the rest
-    // after a stage that answers later) is svr's own again, outside it.
+    // application code may have wrapped. The scope is entered once for the
+    // links and all of them (each entry costs two async context frames,
+    // Maps, on Node 24: one in, one back out), and again only for the rest
+    // after a stage that answered later; what follows them (the unanswered
+    // error page, a failure) is svr's own again, outside it.
     if (ctx.applicationScope !== null) {
       runInScope(stages, i, ctx, unanswered)
       return
@@ -208,6 +209,13 @@ function runStages (stages, start, req, res, ctx, unanswered) {
     // An HTTP/2 request reaching application code gets Node's objects from
     // here on; the stages after it (and its context) answer through them too.
     if (stage.needsNodeObjects === true && onBareStream(req)) ({ req, res } = promote(req, res))
+    // The mods and the script: their chain is made first, so that one entry
+    // of its scope serves them and the stages after them.
+    if (stage.opensScope !== undefined) {
+      stage.opensScope(req, res, ctx)
+      runInScope(stages, i, ctx, unanswered)
+      return
+    }
     let result
     try {
       result = stage(req, res, ctx)

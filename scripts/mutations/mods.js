@@ -52,6 +52,22 @@ module.exports = [
   {
     area: 'mods',
     file: 'lib/pipeline/pipeline.js',
+    what: 'the pipeline does not open the chain of the mods and the script: their links and the stages after them enter the request scope twice',
+    find: '    if (stage.opensScope !== undefined) {',
+    replace: '    if (false) {',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
+    file: 'lib/application/run.js',
+    what: 'the chain runner makes a chain of its own instead of the one the pipeline opened (the stages after it answer in another scope)',
+    find: '    const chain = unstartedChain(ctx) || openChain(req, res, ctx)',
+    replace: '    const chain = openChain(req, res, ctx)',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
+    file: 'lib/pipeline/pipeline.js',
     what: 'the page of a request no stage answered is made inside the request scope, where its failure is taken for application code\'s',
     find: '    if (isThenable(result)) return { at: i, result }\n  }\n  return false\n',
     replace: '    if (isThenable(result)) return { at: i, result }\n  }\n  ctx.shared.respond.sendError(ctx, 404)\n  return true\n',

@@ -9,15 +9,18 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
+const { AsyncLocalStorage } = require('node:async_hooks')
 const { runStages } = require('../../lib/pipeline/pipeline')
 const { currentRequest } = require('../../lib/application/request-scope')
+const { createChainRunner } = require('../../lib/application/run')
 
 const OUTSIDE = 'outside'
 
-// The scope a stage runs in, by name: the request's chain, or outside any.
+// The scope a stage runs in: the request's chain (the real one has no
+// name), or outside any.
 function where () {
   const store = currentRequest()
-  return store === undefined ? OUTSIDE : store.name
+  return store === undefined ? OUTSIDE : store.name || 'chain'
 }
 
 function request () {
@@ -50,6 +53,38 @@ function handlers (seen) {
     ctx.applicationScope = { name: 'chain' }
     return false
   })
+}
+
+// The real chain of the mods and the script, of links that note where they
+// ran and then pass the request on or answer it.
+function chain (seen, answers = false) {
+  const link = {
+    name: 'script',
+    invoke (req, res, ctx, next) {
+      seen.push(['script', currentRequest() === ctx.applicationScope ? where() : 'another scope'])
+      if (answers) res.writableEnded = true
+      else next()
+    }
+  }
+  return createChainRunner([link], 'invoke', { log: { warn () {}, error () {} } })
+}
+
+// How many times a scope is entered while fn runs: AsyncLocalStorage#run
+// with a store other than the current one (with the current one it only
+// calls its function), each entry two async context frames on Node 24.
+function countEntries (fn) {
+  const run = AsyncLocalStorage.prototype.run
+  let entries = 0
+  AsyncLocalStorage.prototype.run = function (store, ...rest) {
+    if (store !== this.getStore()) entries++
+    return run.call(this, store, ...rest)
+  }
+  try {
+    fn()
+  } finally {
+    AsyncLocalStorage.prototype.run = run
+  }
+  return entries
 }
 
 function settle () {
@@ -92,6 +127,25 @@ describe('the request scope in the pipeline', () => {
     runStages([handlers(seen), rejecting, stage('listing', seen)], 0, ctx.req, ctx.res, ctx, 404)
     await settle()
     assert.deepEqual(seen, [['handlers', OUTSIDE], ['static', 'chain'], ['log.error', OUTSIDE], ['sendError 500', OUTSIDE]])
+  })
+
+  it('enters the scope once for the links and the stages after them', () => {
+    const { ctx, seen } = request()
+    ctx.res = { writableEnded: false }
+    const stages = [stage('first', seen), chain(seen), stage('methods', seen), stage('static', seen)]
+    const entries = countEntries(() => runStages(stages, 0, ctx.req, ctx.res, ctx, 404))
+    assert.deepEqual(seen, [
+      ['first', OUTSIDE], ['script', 'chain'], ['methods', 'chain'], ['static', 'chain'], ['sendError 404', OUTSIDE]
+    ])
+    assert.equal(entries, 1)
+  })
+
+  it('stops at a script that answers, in its scope entered once', () => {
+    const { ctx, seen } = request()
+    ctx.res = { writableEnded: false }
+    const entries = countEntries(() => runStages([chain(seen, true), stage('static', seen)], 0, ctx.req, ctx.res, ctx, 404))
+    assert.deepEqual(seen, [['script', 'chain']])
+    assert.equal(entries, 1)
   })
 
   it('runs every stage outside any scope when no handler took the request', () => {
