@@ -28,8 +28,8 @@ class StreamResponse extends EventEmitter {
   /**
    * @param {import('node:http2').ServerHttp2Stream} stream
    * @param {string} method the request's
-   * @param {{open: number}|null} openStreams its session's count of open
-   *   streams (lib/http2/streams.js), null when none is kept
+   * @param {import('./streams').OpenStreams|null} openStreams its
+   *   session's open streams (lib/http2/streams.js), null when none are counted
    */
   constructor (stream, method, openStreams = null) {
     super()
@@ -46,7 +46,7 @@ class StreamResponse extends EventEmitter {
     // The full response made from this one, which answers from then on.
     this.promoted = false
     this.openStreams = openStreams
-    if (openStreams !== null) openStreams.open++
+    if (openStreams !== null) openStreams.opened()
     stream[kResponse] = this
     // A stream reset by the client emits 'error'; the response's 'close'
     // tells the access log.
@@ -197,7 +197,7 @@ function ignoreError () {}
 function onStreamClose () {
   const res = this[kResponse]
   this[kResponse] = null
-  if (res.openStreams !== null) res.openStreams.open--
+  if (res.openStreams !== null) res.openStreams.closed()
   if (res.promoted) return
   res.writableFinished = res.writableEnded && this.rstCode === NO_ERROR
   if (res.writableFinished) res.emit('finish')

@@ -11,7 +11,7 @@ const { httpLimitOptions, applyLimits, declaresTooLargeBody } = require('./limit
 const { secureServerOptions, createSniSelector, http2Settings, offerAcmeTls } = require('../tls/options')
 const { SvrHttp2Request, Http2Response } = require('../http2/compat')
 const { SvrServerResponse } = require('../pipeline/request/tolerant-response')
-const { serveStreams, countOpenStreams } = require('../http2/streams')
+const { serveStreams, closeWhenIdle } = require('../http2/streams')
 const { upgradeResponse } = require('./upgrade-response')
 const { closedUntilIdle } = require('./accepting')
 const { stateOf } = require('./server-state')
@@ -82,11 +82,7 @@ function createSecureServer (options, certificates) {
 
 // Draining sends each session a GOAWAY. And an HTTP/2 connection with no
 // open stream is idle like a kept-alive HTTP/1.1 one, so it is closed after
-// keepAliveTimeout as well; the session timer restarts with every frame,
-// so one that fires while a response is still being prepared is ignored.
-// The listener is on 'timeout' for good: the callback of setTimeout is
-// called once only, and a session whose first timeout came during a slow
-// response would then never be closed when idle.
+// keepAliveTimeout as well (lib/http2/streams.js).
 function trackSessions (server, timeout) {
   const state = stateOf(server)
   const sessions = state.sessions = new Set()
@@ -97,12 +93,7 @@ function trackSessions (server, timeout) {
     }
     sessions.add(session)
     session.once('close', () => sessions.delete(session))
-    if (timeout === 0) return
-    const streams = countOpenStreams(session)
-    session.setTimeout(timeout)
-    session.on('timeout', () => {
-      if (streams.open === 0) session.close()
-    })
+    if (timeout !== 0) closeWhenIdle(session, timeout)
   })
 }
 

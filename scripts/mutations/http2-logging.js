@@ -10,17 +10,25 @@ const IDLE = ['test/tls/http2.test.js']
 module.exports = [
   {
     area: 'http2-logging',
-    file: 'lib/worker/servers.js',
-    what: 'the idle check is setTimeout\'s callback, which runs once: after a timeout during a slow response, an idle session is never closed',
-    find: "    session.setTimeout(timeout)\n    session.on('timeout', () => {\n",
-    replace: '    session.setTimeout(timeout, () => {\n',
+    file: 'lib/http2/streams.js',
+    what: 'the idle timer is not restarted when the last open stream closes: a session is closed keepAliveTimeout after it opened, under a client that keeps using it',
+    find: '    if (--this.open === 0 && this.timer !== null) this.timer.refresh()\n',
+    replace: '    --this.open\n',
+    tests: IDLE
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/streams.js',
+    what: 'the idle timer closes a session with a stream open',
+    find: '  if (streams.open === 0) streams.session.close()\n',
+    replace: '  streams.session.close()\n',
     tests: IDLE
   },
   {
     area: 'http2-logging',
     file: 'lib/http2/stream-response.js',
     what: 'a stream is not counted open: a session whose response takes longer than keepAliveTimeout is closed under it',
-    find: '    if (openStreams !== null) openStreams.open++\n',
+    find: '    if (openStreams !== null) openStreams.opened()\n',
     replace: '',
     tests: IDLE
   },
@@ -28,7 +36,7 @@ module.exports = [
     area: 'http2-logging',
     file: 'lib/http2/stream-response.js',
     what: 'a closed stream stays counted open: an idle session is never closed',
-    find: '  if (res.openStreams !== null) res.openStreams.open--\n',
+    find: '  if (res.openStreams !== null) res.openStreams.closed()\n',
     replace: '',
     tests: IDLE
   },

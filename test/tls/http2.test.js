@@ -184,6 +184,38 @@ describe('HTTP/2 idle sessions', () => {
     assert.ok(idle >= 800 && idle < 4000, 'closed after ' + idle + ' ms')
   })
 
+  it('should keep a session a client uses more often than keepAliveTimeout, and close it that long after its last response', async (t) => {
+    const site = await makeSite(t)
+    const cert = await makeCertificate(site.dir, 'main')
+    await site.writeConfig({
+      workers: 1,
+      secure: true,
+      enableHTTP2: true,
+      disableNonEncryptedServer: true,
+      sport: '127.0.0.1:0',
+      keepAliveTimeout: 1000,
+      cert: cert.cert,
+      key: cert.key
+    })
+    const svr = await startSvr(t, site.configFile)
+    const client = await connectH2(svr.port)
+    t.after(() => client.destroy())
+    let goaway = false
+    client.on('goaway', () => { goaway = true })
+    // Four requests 600 ms apart: the session lives 1.8 s, past the
+    // timeout counted from its start, idle at most 600 ms at a time.
+    const statuses = []
+    for (let i = 0; i < 4; i++) {
+      if (i !== 0) await new Promise((resolve) => setTimeout(resolve, 600))
+      statuses.push((await h2Request(client, { ':path': '/' })).status)
+    }
+    assert.deepEqual([statuses, goaway], [[200, 200, 200, 200], false])
+    const start = Date.now()
+    await sessionClosed(client, 5000)
+    const idle = Date.now() - start
+    assert.ok(idle >= 800 && idle < 4000, 'closed after ' + idle + ' ms')
+  })
+
   it('should keep a session open while a stream outlasts keepAliveTimeout, and serve its next request', async (t) => {
     const site = await makeSite(t)
     const cert = await makeCertificate(site.dir, 'main')

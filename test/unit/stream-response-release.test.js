@@ -32,7 +32,8 @@ function heldBy (stream) {
 // A response on a fresh stream, with its session's count and the events it emits.
 function watchedResponse () {
   const stream = new FakeStream()
-  const open = { open: 0 }
+  // Its session's open streams (lib/http2/streams.js), as far as a response uses them.
+  const open = { open: 0, opened () { this.open++ }, closed () { this.open-- } }
   const res = new StreamResponse(stream, 'GET', open)
   const events = []
   res.on('finish', () => events.push('finish'))
