@@ -11,7 +11,7 @@ const kOpenStreams = Symbol('svr.http2.openStreams')
  * connection is. The timer restarts when the last open stream closes, as
  * Go's HTTP/2 server (Caddy's) restarts its idle timer, and not with every
  * frame as Node's session.setTimeout does: that one refreshed a timer three
- * or four times per request (about 5,000 instructions of a static answer's
+ * or four times per request (about 3,000 instructions of a static answer's
  * own time, callgrind). So a session is closed `timeout` ms after its last
  * response at the earliest; frames without a stream (PING, SETTINGS) do
  * not keep an idle one.
