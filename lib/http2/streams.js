@@ -4,6 +4,10 @@ const { StreamRequest } = require('./stream-request')
 const { StreamResponse } = require('./stream-response')
 
 const kOpenStreams = Symbol('svr.http2.openStreams')
+// The longest delay a timer takes: setTimeout makes a longer one 1 ms,
+// where Node's session.setTimeout kept it at this (keepAliveTimeout has no
+// maximum).
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * The streams of one session still open, and its idle timer: a session
@@ -24,7 +28,7 @@ class OpenStreams {
   constructor (session, timeout) {
     this.open = 0
     this.session = session
-    this.timer = setTimeout(closeIfIdle, timeout, this)
+    this.timer = setTimeout(closeIfIdle, Math.min(timeout, MAX_TIMER_MS), this)
     this.timer.unref()
   }
 

@@ -14,7 +14,23 @@ module.exports = [
     what: 'the idle timer is not restarted when the last open stream closes: a session is closed keepAliveTimeout after it opened, under a client that keeps using it',
     find: '    if (--this.open === 0 && this.timer !== null) this.timer.refresh()\n',
     replace: '    --this.open\n',
-    tests: IDLE
+    tests: [...IDLE, 'test/unit/http2-idle.test.js']
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/streams.js',
+    what: 'a keepAliveTimeout above the longest timer delay is given to setTimeout as it is, which makes it 1 ms: every HTTP/2 session is closed at once',
+    find: '    this.timer = setTimeout(closeIfIdle, Math.min(timeout, MAX_TIMER_MS), this)\n',
+    replace: '    this.timer = setTimeout(closeIfIdle, timeout, this)\n',
+    tests: ['test/unit/http2-idle.test.js']
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/http2/streams.js',
+    what: 'a closed session\'s timer is left running: a stream closing after the session restarts it',
+    find: '    clearTimeout(this.timer)\n    this.timer = null\n',
+    replace: '',
+    tests: ['test/unit/http2-idle.test.js']
   },
   {
     area: 'http2-logging',
@@ -22,7 +38,7 @@ module.exports = [
     what: 'the idle timer closes a session with a stream open',
     find: '  if (streams.open === 0) streams.session.close()\n',
     replace: '  streams.session.close()\n',
-    tests: IDLE
+    tests: [...IDLE, 'test/unit/http2-idle.test.js']
   },
   {
     area: 'http2-logging',
