@@ -21,12 +21,17 @@ function runInRequestScope (request, fn, ...args) {
 
 /**
  * Run fn outside any request's scope: the pipeline resuming after a link's
- * late next() is svr's code again, not the link's.
+ * late next() is svr's code again, not the link's. By run with no store,
+ * not exit: where the scope is kept with async hooks (Node 20, and 22
+ * without async context frames), exit disables the storage and the next
+ * run inside fn enables it again with the link's request as the store it
+ * returns to, so svr's own answer after the stages (the 404 of a request
+ * no stage answered) was made in the request's scope.
  * @param {Function} fn
  * @param {...any} args
  */
 function runOutsideRequestScope (fn, ...args) {
-  return scope.exit(fn, ...args)
+  return scope.run(undefined, fn, ...args)
 }
 
 /**

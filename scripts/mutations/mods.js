@@ -67,6 +67,14 @@ module.exports = [
   },
   {
     area: 'mods',
+    file: 'lib/application/request-scope.js',
+    what: 'the pipeline leaves the scope of a link\'s late next() with exit: with async hooks (Node 20) the stages\' scope entry inside re-enables the storage, and the unanswered page is made in the request\'s scope',
+    find: '  return scope.run(undefined, fn, ...args)',
+    replace: '  return scope.exit(fn, ...args)',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
     file: 'lib/pipeline/pipeline.js',
     what: 'the page of a request no stage answered is made inside the request scope, where its failure is taken for application code\'s',
     find: '    if (isThenable(result)) return { at: i, result }\n  }\n  return false\n',

@@ -57,12 +57,13 @@ function handlers (seen) {
 
 // The real chain of the mods and the script, of links that note where they
 // ran and then pass the request on or answer it.
-function chain (seen, answers = false) {
+function chain (seen, answers = false, later = false) {
   const link = {
     name: 'script',
     invoke (req, res, ctx, next) {
       seen.push(['script', currentRequest() === ctx.applicationScope ? where() : 'another scope'])
       if (answers) res.writableEnded = true
+      else if (later) setImmediate(next)
       else next()
     }
   }
@@ -146,6 +147,16 @@ describe('the request scope in the pipeline', () => {
     const entries = countEntries(() => runStages([chain(seen, true), stage('static', seen)], 0, ctx.req, ctx.res, ctx, 404))
     assert.deepEqual(seen, [['script', 'chain']])
     assert.equal(entries, 1)
+  })
+
+  it('goes on in the chain\'s scope after a script that passes the request on later, and ends outside it', async () => {
+    const { ctx, seen } = request()
+    ctx.res = { writableEnded: false }
+    const stages = [chain(seen, false, true), stage('methods', seen), stage('static', seen)]
+    const entries = countEntries(() => runStages(stages, 0, ctx.req, ctx.res, ctx, 404))
+    assert.equal(entries, 1)
+    await settle()
+    assert.deepEqual(seen, [['script', 'chain'], ['methods', 'chain'], ['static', 'chain'], ['sendError 404', OUTSIDE]])
   })
 
   it('runs every stage outside any scope when no handler took the request', () => {
