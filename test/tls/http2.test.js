@@ -162,21 +162,7 @@ describe('HTTP/2', () => {
 
 describe('HTTP/2 idle sessions', () => {
   it('should close a session without streams after keepAliveTimeout', async (t) => {
-    const site = await makeSite(t)
-    const cert = await makeCertificate(site.dir, 'main')
-    await site.writeConfig({
-      workers: 1,
-      secure: true,
-      enableHTTP2: true,
-      disableNonEncryptedServer: true,
-      sport: '127.0.0.1:0',
-      keepAliveTimeout: 1000,
-      cert: cert.cert,
-      key: cert.key
-    })
-    const svr = await startSvr(t, site.configFile)
-    const client = await connectH2(svr.port)
-    t.after(() => client.destroy())
+    const client = await idleTestSession(t, 1000)
     assert.equal((await h2Request(client, { ':path': '/' })).status, 200)
     const start = Date.now()
     await sessionClosed(client, 5000)
@@ -185,21 +171,7 @@ describe('HTTP/2 idle sessions', () => {
   })
 
   it('should keep a session a client uses more often than keepAliveTimeout, and close it that long after its last response', async (t) => {
-    const site = await makeSite(t)
-    const cert = await makeCertificate(site.dir, 'main')
-    await site.writeConfig({
-      workers: 1,
-      secure: true,
-      enableHTTP2: true,
-      disableNonEncryptedServer: true,
-      sport: '127.0.0.1:0',
-      keepAliveTimeout: 1000,
-      cert: cert.cert,
-      key: cert.key
-    })
-    const svr = await startSvr(t, site.configFile)
-    const client = await connectH2(svr.port)
-    t.after(() => client.destroy())
+    const client = await idleTestSession(t, 1000)
     let goaway = false
     client.on('goaway', () => { goaway = true })
     // Five requests 300 ms apart: the session lives over 1.2 s, past the
@@ -218,24 +190,9 @@ describe('HTTP/2 idle sessions', () => {
   })
 
   it('should keep a session open while a stream outlasts keepAliveTimeout, and serve its next request', async (t) => {
-    const site = await makeSite(t)
-    const cert = await makeCertificate(site.dir, 'main')
-    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), SCRIPT)
-    await site.writeConfig({
-      workers: 1,
-      secure: true,
-      enableHTTP2: true,
-      disableNonEncryptedServer: true,
-      sport: '127.0.0.1:0',
-      // /slow answers after 1500 ms: the session is idle for longer than this
-      // while the stream is open, which must keep it.
-      keepAliveTimeout: 400,
-      cert: cert.cert,
-      key: cert.key
-    })
-    const svr = await startSvr(t, site.configFile)
-    const client = await connectH2(svr.port)
-    t.after(() => client.destroy())
+    // /slow answers after 1500 ms: the session is idle for longer than
+    // keepAliveTimeout while the stream is open, which must keep it.
+    const client = await idleTestSession(t, 400, SCRIPT)
     let goaway = false
     client.on('goaway', () => { goaway = true })
     const slow = await h2Request(client, { ':path': '/slow' })
@@ -254,6 +211,28 @@ describe('HTTP/2 idle sessions', () => {
     assert.equal(goaway, true)
   })
 })
+
+// A one-worker HTTP/2 server with this keepAliveTimeout (and script), and
+// a client's session to it.
+async function idleTestSession (t, keepAliveTimeout, script = null) {
+  const site = await makeSite(t)
+  const cert = await makeCertificate(site.dir, 'main')
+  if (script !== null) await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), script)
+  await site.writeConfig({
+    workers: 1,
+    secure: true,
+    enableHTTP2: true,
+    disableNonEncryptedServer: true,
+    sport: '127.0.0.1:0',
+    keepAliveTimeout,
+    cert: cert.cert,
+    key: cert.key
+  })
+  const svr = await startSvr(t, site.configFile)
+  const client = await connectH2(svr.port)
+  t.after(() => client.destroy())
+  return client
+}
 
 function sessionClosed (client, ms) {
   return new Promise((resolve, reject) => {
