@@ -122,6 +122,14 @@ module.exports = [
   },
   {
     area: 'http2-logging',
+    file: 'lib/pipeline/request/response-bytes.js',
+    what: 'the connection\'s count leaves out the bytes queued behind a cork (a pipelined response\'s start is marked too early)',
+    find: "  if (typeof dispatched === 'number' && socket.writableLength === 0 && socket._pendingData === null) return dispatched\n",
+    replace: "  if (typeof dispatched === 'number') return dispatched\n",
+    tests: ['test/unit/response-bytes.test.js', 'test/ops/access-log-bytes.test.js']
+  },
+  {
+    area: 'http2-logging',
     file: 'lib/logging/sink.js',
     what: 'reopen (SIGUSR1) leaves the descriptor of the rotated file open',
     find: '    if (this.fd !== -1) this.retired.push(this.fd)\n',

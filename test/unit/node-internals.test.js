@@ -43,6 +43,8 @@ const INTERFACES = {
   finish: { name: '_finish', file: 'lib/pipeline/request/tolerant-response.js', what: 'http.ServerResponse.prototype._finish', why: 'mark where the bytes of an HTTP/1.1 answer end for the access log without a listener per response' },
   outHeaders: { name: null, file: 'lib/pipeline/request/known-fields.js', what: 'a response\'s field table under the symbol described \'kOutHeaders\' (lower-case name → [name, value], null until a field is set)', why: 'set and read header fields without lower-casing the name on every call' },
   header: { name: '_header', file: 'lib/pipeline/request/response-bytes.js', what: 'res._header', why: 'count the body bytes of an HTTP/1.1 answer for the access log' },
+  bytesDispatched: { name: '_bytesDispatched', file: 'lib/pipeline/request/response-bytes.js', what: 'socket._bytesDispatched', why: 'read a connection\'s bytes written for the access log without Node\'s getter copying its write queue' },
+  pendingData: { name: '_pendingData', file: 'lib/pipeline/request/response-bytes.js', what: 'socket._pendingData (null unless a write waits for the connection to be made)', why: 'tell when socket._bytesDispatched is the whole of bytesWritten' },
   initPaths: { name: '_initPaths', file: 'lib/application/process-environment.js', what: 'Module._initPaths', why: 'let application code require svr\'s packages with --single-threaded' },
   nodeModulePaths: { name: '_nodeModulePaths', file: 'lib/application/fresh-module.js', what: 'Module._nodeModulePaths', why: 'load the script and mods afresh on each reload with --single-threaded' },
   compile: { name: '_compile', file: 'lib/application/fresh-module.js', what: 'module._compile', why: 'load the script and mods afresh on each reload with --single-threaded' }
@@ -512,6 +514,26 @@ describe('private Node.js interfaces svr relies on', () => {
       assert.equal(typeof head, 'string')
       assert.equal(text, head + 'hello', 'the head, then the body')
     } finally {
+      await closing(server)
+    }
+  }))
+
+  it('socket._bytesDispatched is bytesWritten while nothing is queued, and socket._pendingData null once connected', () => holds('bytesDispatched', async () => {
+    const server = net.createServer((peer) => peer.resume())
+    const port = await listening(server)
+    const socket = net.connect(port, '127.0.0.1')
+    try {
+      // lib/pipeline/request/response-bytes.js connectionBytes
+      socket.write('abc')
+      present(socket._pendingData, 'socket._pendingData while connecting')
+      await once(socket, 'connect')
+      await new Promise((resolve) => socket.write('de', resolve))
+      assert.equal(socket.writableLength, 0)
+      assert.equal(socket._pendingData, null, 'socket._pendingData once connected')
+      assert.equal(socket._bytesDispatched, 5)
+      assert.equal(socket.bytesWritten, 5)
+    } finally {
+      socket.destroy()
       await closing(server)
     }
   }))

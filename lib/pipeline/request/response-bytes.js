@@ -86,7 +86,7 @@ function chunkLength (chunk, encoding) {
  */
 function watchConnection (ctx, socket, res) {
   ctx.socket = socket
-  if (res.socket === socket) ctx.sentBefore = socket.bytesWritten
+  if (res.socket === socket) ctx.sentBefore = connectionBytes(socket)
   else res.once('socket', markStart)
   if (res[kMarksEnd] !== true) res.on('prefinish', markEnd)
 }
@@ -95,7 +95,7 @@ function watchConnection (ctx, socket, res) {
 // whose client has gone), when the count is over and the socket let go.
 function markStart () {
   const ctx = this[kContext]
-  if (ctx.socket !== null) ctx.sentBefore = ctx.socket.bytesWritten
+  if (ctx.socket !== null) ctx.sentBefore = connectionBytes(ctx.socket)
 }
 
 function markEnd () {
@@ -109,7 +109,23 @@ function markEnd () {
  */
 function markResponseEnd (res) {
   const ctx = res[kContext]
-  if (ctx !== undefined && ctx.socket !== null) ctx.sentAfter = ctx.socket.bytesWritten
+  if (ctx !== undefined && ctx.socket !== null) ctx.sentAfter = connectionBytes(ctx.socket)
+}
+
+/**
+ * The connection's bytesWritten. Node's getter copies the socket's write
+ * queue into a new array and iterates it whenever it is read, and every
+ * HTTP/1.x response reads it twice; with nothing queued or held for the
+ * connection (between two answers, and after a small one has left) it is
+ * the count of bytes handed to the system, which the socket keeps as a
+ * number (`_bytesDispatched`, a private interface: without it, the getter).
+ * @param {import('node:net').Socket} socket
+ * @returns {number}
+ */
+function connectionBytes (socket) {
+  const dispatched = socket._bytesDispatched
+  if (typeof dispatched === 'number' && socket.writableLength === 0 && socket._pendingData === null) return dispatched
+  return socket.bytesWritten
 }
 
 /**
@@ -166,4 +182,4 @@ function hasBody (method, status) {
   return method !== 'HEAD' && status >= 200 && status !== 204 && status !== 304
 }
 
-module.exports = { kContext, kMarksEnd, markResponseEnd, reportWhenOver, countBodyBytes, countSentBytes, CLIENT_CLOSED }
+module.exports = { kContext, kMarksEnd, markResponseEnd, reportWhenOver, countBodyBytes, countSentBytes, connectionBytes, CLIENT_CLOSED }
