@@ -16,6 +16,8 @@ class AccessLog {
     this.worker = worker
     this.format = null
     this.sink = null
+    // The format's lines are all ASCII (LineSink#write).
+    this.asciiLines = false
     this.observer = null
     // Body bytes of every response observed, for the status page.
     this.sent = 0
@@ -26,6 +28,7 @@ class AccessLog {
    */
   configure (changes) {
     Object.assign(this, changes)
+    this.asciiLines = typeof this.format === 'function' && this.format.ascii === true
   }
 
   /**
@@ -45,7 +48,7 @@ class AccessLog {
 
   report (entry) {
     this.sent += entry.bytes
-    if (this.sink !== null) this.sink.write(this.format(entry))
+    if (this.sink !== null) this.sink.write(this.format(entry), this.asciiLines)
     if (this.observer !== null) this.observer(entry)
   }
 

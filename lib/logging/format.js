@@ -26,7 +26,9 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  */
 
 // The CLF timestamp changes once a second; most lines in a busy second
-// share it.
+// share it. It is made by a join, which gives one flat string, where `+`
+// would give a tree of its dozen pieces that V8 walks again for every line
+// it copies into the batch the sink writes.
 const clock = { second: -1, text: '' }
 
 /**
@@ -38,8 +40,8 @@ function clfTime (ms) {
   if (second !== clock.second) {
     const d = new Date(second * 1000)
     clock.second = second
-    clock.text = pad(d.getUTCDate()) + '/' + MONTHS[d.getUTCMonth()] + '/' + d.getUTCFullYear() + ':' +
-      pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + ' +0000'
+    clock.text = [pad(d.getUTCDate()), '/', MONTHS[d.getUTCMonth()], '/', d.getUTCFullYear(), ':',
+      pad(d.getUTCHours()), ':', pad(d.getUTCMinutes()), ':', pad(d.getUTCSeconds()), ' +0000'].join('')
   }
   return clock.text
 }
@@ -83,7 +85,8 @@ function quoted (value) {
  * again. A line is then about ten pieces instead of twenty, and V8 joins
  * the pieces of every line once more when the lines are written: that copy
  * costs per piece.
- * @returns {(entry: AccessEntry) => string} one line, with its newline
+ * @returns {(entry: AccessEntry) => string} one line, with its newline; the
+ *   function's `ascii` is true: its lines are all ASCII (LineSink#write)
  */
 function createCombinedFormat () {
   let address = null
@@ -98,7 +101,7 @@ function createCombinedFormat () {
   let referer = null
   let userAgent = null
   let agentFields = ''
-  return function formatCombined (entry) {
+  function formatCombined (entry) {
     if (entry.clientAddress !== address) {
       address = entry.clientAddress
       addressField = escapeBareLogValue(address || '-') + ' - '
@@ -107,7 +110,8 @@ function createCombinedFormat () {
     const clf = clfTime(entry.time)
     if (clf !== time) {
       time = clf
-      timeField = ' [' + clf + '] "'
+      // Flat, as the time itself is (clfTime).
+      timeField = [' [', clf, '] "'].join('')
     }
     if (entry.method !== method) {
       method = entry.method
@@ -131,6 +135,10 @@ function createCombinedFormat () {
     return head + timeField + request + statusField(entry.status) + (entry.bytes === 0 ? '-' : entry.bytes) + agentFields +
       entry.requestId + (entry.upstream === null && entry.rateLimit === null && entry.completed ? '"\n' : lineEnd(entry))
   }
+  // Every field is escaped to ASCII, or is a number, svr's own word or a
+  // request id, which holds only ASCII (lib/logging/request-id.js).
+  formatCombined.ascii = true
+  return formatCombined
 }
 
 // The status and the space after it, from a table for the three-digit ones.

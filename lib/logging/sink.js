@@ -48,6 +48,9 @@ class LineSink {
     this.regularFile = false
     this.pending = []
     this.pendingBytes = 0
+    // Lines queued without the caller vouching that they are ASCII; a
+    // batch is written as latin1 only while there is none.
+    this.wideLines = 0
     this.writing = false
     this.scheduled = false
     this.retired = []
@@ -78,14 +81,19 @@ class LineSink {
   /**
    * Queue one line (with its newline).
    * @param {string} line
+   * @param {boolean} [ascii] the caller vouches that the line is all ASCII
+   *   (the combined access log's are). A batch of only such lines is written
+   *   as latin1, the same bytes without the passes that encode it as UTF-8
+   *   and count its UTF-8 bytes.
    */
-  write (line) {
+  write (line, ascii = false) {
     if (this.pendingBytes + line.length > MAX_PENDING_BYTES) {
       this.dropped++
       return
     }
     this.pending.push(line)
     this.pendingBytes += line.length
+    if (!ascii) this.wideLines++
     if (this.writing) return
     if (this.regularFile && this.flushDelay === 0) {
       if (!this.scheduled) {
@@ -109,9 +117,15 @@ class LineSink {
       this.writeQueued()
       return
     }
+    const encoding = this.batchEncoding()
     const text = this.takeBatch()
     this.writing = true
-    this.writeBuffer(Buffer.from(text))
+    this.writeBuffer(Buffer.from(text, encoding))
+  }
+
+  // latin1 while every queued line is vouched for as ASCII, so any batch is.
+  batchEncoding () {
+    return this.wideLines === 0 ? 'latin1' : 'utf8'
   }
 
   // Whole lines up to the batch size; a single longer line goes alone.
@@ -125,6 +139,8 @@ class LineSink {
       count++
     }
     const lines = count === this.pending.length ? this.pending : this.pending.slice(0, count)
+    // Which lines a part of the queue took is not known: the count stays.
+    if (count === this.pending.length) this.wideLines = 0
     this.pending = count === this.pending.length ? [] : this.pending.slice(count)
     this.pendingBytes -= bytes
     return count === 1 ? lines[0] : lines.join('')
@@ -133,8 +149,9 @@ class LineSink {
   // A regular file: everything queued, batch by batch, on this thread.
   writeQueued () {
     while (this.pending.length !== 0 && this.fd !== -1) {
+      const encoding = this.batchEncoding()
       try {
-        writeText(this.fd, this.takeBatch())
+        writeText(this.fd, this.takeBatch(), encoding)
       } catch (err) {
         this.report(err)
       }
@@ -231,6 +248,7 @@ class LineSink {
     const text = this.pending.join('')
     this.pending = []
     this.pendingBytes = 0
+    this.wideLines = 0
     try {
       fs.writeSync(this.fd, text)
     } catch {
@@ -256,10 +274,11 @@ function noop () {}
 
 // Encoded by the write itself, with no Buffer made for it; only a short
 // write (a full disk) needs the bytes, to go on after the written ones.
-function writeText (fd, text) {
-  const written = fs.writeSync(fd, text)
-  if (written === Buffer.byteLength(text)) return
-  const buffer = Buffer.from(text)
+// latin1: text of ASCII only, one byte per character.
+function writeText (fd, text, encoding) {
+  const written = fs.writeSync(fd, text, null, encoding)
+  if (written === (encoding === 'latin1' ? text.length : Buffer.byteLength(text))) return
+  const buffer = Buffer.from(text, encoding)
   let offset = written
   while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset)
 }

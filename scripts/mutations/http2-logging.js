@@ -122,11 +122,35 @@ module.exports = [
   },
   {
     area: 'http2-logging',
+    file: 'lib/logging/sink.js',
+    what: 'a batch is written as latin1 whatever its lines: a line of events that is not ASCII is written in the wrong bytes',
+    find: "    return this.wideLines === 0 ? 'latin1' : 'utf8'\n",
+    replace: "    return 'latin1'\n",
+    tests: SINK
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/logging/sink.js',
+    what: 'a batch of part of the queue forgets the lines that are not ASCII behind it, and the next batch writes them as latin1',
+    find: '    if (count === this.pending.length) this.wideLines = 0\n',
+    replace: '    this.wideLines = 0\n',
+    tests: SINK
+  },
+  {
+    area: 'http2-logging',
     file: 'lib/pipeline/request/response-bytes.js',
     what: 'the connection\'s count leaves out the bytes queued behind a cork (a pipelined response\'s start is marked too early)',
     find: "  if (typeof dispatched === 'number' && socket.writableLength === 0 && socket._pendingData === null) return dispatched\n",
     replace: "  if (typeof dispatched === 'number') return dispatched\n",
     tests: ['test/unit/response-bytes.test.js', 'test/ops/access-log-bytes.test.js']
+  },
+  {
+    area: 'http2-logging',
+    file: 'lib/logging/access-log.js',
+    what: 'the access log vouches for lines of any format as ASCII: a JSON line with a UTF-8 User-Agent is written as latin1',
+    find: "    this.asciiLines = typeof this.format === 'function' && this.format.ascii === true\n",
+    replace: '    this.asciiLines = true\n',
+    tests: ['test/unit/access-log-format.test.js']
   },
   {
     area: 'http2-logging',

@@ -6,6 +6,7 @@ const fc = require('fast-check')
 const { escapeLogValue, escapeBareLogValue } = require('../../lib/logging/escape')
 const { formatCombined, createCombinedFormat, formatJson, clfTime, isoTime, accessFormatter } = require('../../lib/logging/format')
 const { acceptableRequestId, newRequestId } = require('../../lib/logging/request-id')
+const { AccessLog } = require('../../lib/logging/access-log')
 const { parseCombined, unescapeLogValue } = require('../helpers/access-log')
 
 function entry (fields = {}) {
@@ -127,6 +128,30 @@ describe('createCombinedFormat', () => {
       for (const field of fields) assert.equal(format(entry(field)), combinedLine(entry(field)))
     }), { numRuns: 1000 })
   })
+
+  it('should write only ASCII, whatever the client sent, as its formatter vouches to the sink', () => {
+    const format = createCombinedFormat()
+    assert.equal(format.ascii, true)
+    // Node hands request bytes over as latin1; application code may set wider characters.
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.string())
+    const line = fc.record({
+      clientAddress: text,
+      authUser: fc.option(text, { nil: null }),
+      method: text,
+      originalUrl: text,
+      protocol: fc.oneof(text, fc.constant('')),
+      referer: fc.option(text, { nil: undefined }),
+      userAgent: fc.option(text, { nil: undefined }),
+      upstream: fc.option(text, { nil: null }),
+      rateLimit: fc.constantFrom(null, 'refused', 'delayed', 'dry-run'),
+      requestId: fc.oneof(fc.constant(newRequestId()), fc.stringMatching(/^[A-Za-z0-9._:+=@/-]{1,128}$/)),
+      completed: fc.boolean()
+    })
+    fc.assert(fc.property(line, (fields) => {
+      const line = format(entry(fields))
+      assert.equal(Buffer.byteLength(line, 'utf8'), line.length, line)
+    }), { numRuns: 2000 })
+  })
 })
 
 describe('clfTime', () => {
@@ -175,6 +200,16 @@ describe('formatJson', () => {
 })
 
 describe('accessFormatter', () => {
+  it('should vouch for the combined format\'s lines as ASCII to the sink, and not for JSON\'s', () => {
+    for (const [name, ascii] of [['combined', true], ['json', false]]) {
+      const written = []
+      const log = new AccessLog('1')
+      log.configure({ format: accessFormatter(name), sink: { write: (line, vouched) => written.push(vouched) } })
+      log.report(entry({ userAgent: Buffer.from('caf\u00e9').toString('latin1') }))
+      assert.deepEqual(written, [ascii], name)
+    }
+  })
+
   it('should pick the formatter once by name and refuse unknown names', () => {
     assert.equal(accessFormatter('combined')(entry()), formatCombined(entry()))
     assert.equal(accessFormatter('json'), formatJson)

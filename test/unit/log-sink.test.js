@@ -137,6 +137,38 @@ describe('LineSink', () => {
     await sink.close()
   })
 
+  it('should write lines vouched as ASCII as they are, and a batch with any other line in UTF-8', async (t) => {
+    const file = path.join(await tempDir(t), 'access.log')
+    const sink = new LineSink({ file })
+    await sink.open()
+    sink.write('GET /a\n', true)
+    await sink.flushed()
+    sink.write('GET /b\n', true)
+    sink.write('caf\u00e9 \u2713 \u{1f600}\n')
+    sink.write('GET /c\n', true)
+    await sink.flushed()
+    sink.write('GET /d\n', true)
+    await sink.flushed()
+    assert.deepEqual(await fs.readFile(file), Buffer.from('GET /a\nGET /b\ncaf\u00e9 \u2713 \u{1f600}\nGET /c\nGET /d\n', 'utf8'))
+    await sink.close()
+  })
+
+  it('should write a line that is not ASCII in UTF-8 when the batches before it were all ASCII', async (t) => {
+    // More than a batch of a regular file (64 KiB) in one turn: the first
+    // batch is ASCII only, the second holds the last line.
+    const file = path.join(await tempDir(t), 'access.log')
+    const sink = new LineSink({ file })
+    await sink.open()
+    const ascii = 'x'.repeat(99) + '\n'
+    for (let i = 0; i < 700; i++) sink.write(ascii, true)
+    sink.write('\u00e9\n')
+    await sink.flushed()
+    const written = await fs.readFile(file)
+    assert.equal(written.length, 70000 + 3)
+    assert.deepEqual(written.subarray(70000), Buffer.from('\u00e9\n', 'utf8'))
+    await sink.close()
+  })
+
   it('should report a write failure once, not once per batch', async (t) => {
     const errors = []
     const sink = new LineSink({ fd: 987654, onError: (err) => errors.push(err.code) })
