@@ -146,7 +146,10 @@ const STATUS_FIELDS = Array.from({ length: 1000 }, (_, status) => status + ' ')
 
 function statusField (status) {
   const field = STATUS_FIELDS[status]
-  return field === undefined ? status + ' ' : field
+  if (field !== undefined) return field
+  // Node checks a status only in writeHead: application code may set
+  // res.statusCode to anything after the head has gone.
+  return typeof status === 'number' ? status + ' ' : escapeBareLogValue(String(status)) + ' '
 }
 
 // The end of a line that has more than the request id.

@@ -146,6 +146,14 @@ module.exports = [
   },
   {
     area: 'http2-logging',
+    file: 'lib/logging/format.js',
+    what: 'a status application code set to a string after the head went is written into the line unescaped',
+    find: "  return typeof status === 'number' ? status + ' ' : escapeBareLogValue(String(status)) + ' '\n",
+    replace: "  return status + ' '\n",
+    tests: ['test/unit/access-log-format.test.js']
+  },
+  {
+    area: 'http2-logging',
     file: 'lib/logging/access-log.js',
     what: 'the access log vouches for lines of any format as ASCII: a JSON line with a UTF-8 User-Agent is written as latin1',
     find: "    this.asciiLines = typeof this.format === 'function' && this.format.ascii === true\n",

@@ -143,6 +143,10 @@ describe('createCombinedFormat', () => {
       referer: fc.option(text, { nil: undefined }),
       userAgent: fc.option(text, { nil: undefined }),
       upstream: fc.option(text, { nil: null }),
+      // A number, or what application code set res.statusCode to after the head went.
+      status: fc.oneof(fc.integer(), fc.double(), text),
+      bytes: fc.nat(),
+      upstreamTime: fc.oneof(fc.constant(-1), fc.double({ min: 0, max: 1e9, noNaN: true })),
       rateLimit: fc.constantFrom(null, 'refused', 'delayed', 'dry-run'),
       requestId: fc.oneof(fc.constant(newRequestId()), fc.stringMatching(/^[A-Za-z0-9._:+=@/-]{1,128}$/)),
       completed: fc.boolean()
