@@ -138,10 +138,11 @@ class LineSink {
       bytes += size
       count++
     }
-    const lines = count === this.pending.length ? this.pending : this.pending.slice(0, count)
+    const all = count === this.pending.length
+    const lines = all ? this.pending : this.pending.slice(0, count)
     // Which lines a part of the queue took is not known: the count stays.
-    if (count === this.pending.length) this.wideLines = 0
-    this.pending = count === this.pending.length ? [] : this.pending.slice(count)
+    if (all) this.wideLines = 0
+    this.pending = all ? [] : this.pending.slice(count)
     this.pendingBytes -= bytes
     return count === 1 ? lines[0] : lines.join('')
   }

@@ -132,7 +132,7 @@ module.exports = [
     area: 'http2-logging',
     file: 'lib/logging/sink.js',
     what: 'a batch of part of the queue forgets the lines that are not ASCII behind it, and the next batch writes them as latin1',
-    find: '    if (count === this.pending.length) this.wideLines = 0\n',
+    find: '    if (all) this.wideLines = 0\n',
     replace: '    this.wideLines = 0\n',
     tests: SINK
   },
