@@ -66,22 +66,32 @@ const rollingReload = {
   },
 
   // One slot at a time: the fresh worker listens before the old one drains,
-  // so the server never has fewer workers accepting than before.
+  // so the server never has fewer workers accepting than before. Settles
+  // once no old worker accepts any more, so that every connection made
+  // after "reload applied" gets the new configuration.
   async rollWorkers (options, count) {
     const { slots } = this
+    const retiring = []
     for (let i = 0; i < count; i++) {
       if (this.phase !== 'running') throw new Error('server is stopping')
       if (i === slots.length) slots.push(createSlot(i + 1))
-      await this.replaceSlot(slots[i], options)
+      await this.replaceSlot(slots[i], options, retiring)
     }
     while (slots.length > count) {
       const slot = slots.pop()
       clearTimeout(slot.timer)
-      if (slot.worker !== null) this.retire(slot.worker)
+      if (slot.worker !== null) retiring.push(this.retire(slot.worker))
     }
+    await Promise.all(retiring)
   },
 
-  async replaceSlot (slot, options) {
+  /**
+   * @param {object} slot
+   * @param {object} options the new configuration's
+   * @param {Promise<void>[]} retiring gets the promise that the slot's old
+   *   worker accepts no more connections
+   */
+  async replaceSlot (slot, options, retiring) {
     // A pending crash replacement would fork a second worker into this slot.
     clearTimeout(slot.timer)
     slot.timer = null
@@ -95,7 +105,8 @@ const rollingReload = {
     slot.options = options
     // A new configuration starts the slot's crash count afresh.
     slot.streak = 0
-    if (old !== null) this.retire(old)
+    // Not awaited here: the next slot's worker starts while this one drains.
+    if (old !== null) retiring.push(this.retire(old))
   },
 
   // A new worker killed by a signal before it was ready (the OOM killer, a

@@ -87,8 +87,10 @@ class Supervisor {
       'boot-error': (msg, peer, worker) => this.onBootError(msg, worker),
       load: (msg, peer, worker) => this.onLoad(msg, worker),
       'conn-taken': (msg, peer, worker) => this.intakeOf(worker)?.acknowledged(msg),
-      'port-open': (msg, peer, worker) => this.onPort(worker, msg.role, true),
-      'port-closed': (msg, peer, worker) => this.onPort(worker, msg.role, false),
+      // A worker's server listens on a shared socket, or stopped: a retiring
+      // worker is handed no connections, even if it listens again.
+      'port-open': (msg, peer, worker) => this.portChanged(worker, msg.role, true),
+      'port-closed': (msg, peer, worker) => this.portChanged(worker, msg.role, false),
       'conn-pass': (msg, peer, worker, client) => this.onPass(worker, msg.role, client)
     }
     warnForwardingConfig(options.config, log)
@@ -196,15 +198,6 @@ class Supervisor {
   /** @returns {import('./worker-intake').WorkerIntake|undefined} */
   intakeOf (worker) {
     return this.intakes.get(worker)
-  }
-
-  // A worker's server listens on a shared socket (or stopped): a retiring
-  // worker is handed no connections, even if it listens again.
-  onPort (worker, role, open) {
-    const record = this.records.get(worker)
-    const intake = this.intakeOf(worker)
-    if (record === undefined || intake === undefined) return
-    intake.listening(role, open && !record.retiring)
   }
 
   // A worker passed on a connection it accepted, holding more than its part.

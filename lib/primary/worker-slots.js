@@ -17,7 +17,13 @@ const workerSlots = {
   fork (slot, options) {
     const worker = this.launcher.launch(slot, options)
     const peer = workerPeer(worker)
-    const record = { slot, worker, options, peer, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false }
+    // openPorts: roles of the shared sockets the worker accepts on (its
+    // port-open and port-closed reports); onClosed: who waits for it to
+    // accept on none (stoppedAccepting).
+    const record = {
+      slot, worker, options, peer, ready: false, readyAt: 0, retiring: false, waiter: null, hasSockets: false,
+      openPorts: new Set(), onClosed: []
+    }
     this.records.set(worker, record)
     worker.on('message', (msg, handle) => dispatch(this.handlers, msg, peer, worker, handle))
     worker.on('exit', (code, signal) => this.onExit(worker, code, signal))
@@ -52,6 +58,8 @@ const workerSlots = {
     this.records.delete(worker)
     this.loads.forget(worker)
     if (record === undefined) return
+    record.openPorts.clear()
+    settleClosed(record)
     const { slot } = record
     const how = signal ? 'signal ' + signal : 'code ' + code
     if (this.phase === 'stopping') {
@@ -132,23 +140,63 @@ const workerSlots = {
   /**
    * Let a worker drain and exit; kill it if it still has not after shutdownTimeout.
    * @param {object} worker
+   * @returns {Promise<void>} settles once the worker accepts no more
+   *   connections: its shared sockets closed, or it exited. Until it has read
+   *   the shutdown message it accepts from the shared queues like any other
+   *   worker, which takes long when its event loop is busy.
    */
   retire (worker) {
     const record = this.records.get(worker)
-    if (record === undefined || record.retiring) return
-    record.retiring = true
-    this.loads.forget(worker)
-    this.intakes.get(worker)?.leave()
-    record.peer.notify('shutdown')
-    const timeout = this.options.config.shutdownTimeout
-    setTimeout(() => {
-      if (this.records.has(worker)) {
-        this.log.warn(this.launcher.name(record.slot, worker) + ' (pid ' + worker.process.pid + ') still draining after ' +
-          timeout + ' ms; killing it')
-        worker.process.kill('SIGKILL')
-      }
-    }, timeout).unref()
+    if (record === undefined) return Promise.resolve()
+    if (!record.retiring) startRetiring(this, worker, record)
+    return stoppedAccepting(record)
+  },
+
+  /**
+   * A worker's shared socket of `role` now accepts (open) or no longer does.
+   * @param {object} worker
+   * @param {string} role
+   * @param {boolean} open
+   */
+  portChanged (worker, role, open) {
+    const record = this.records.get(worker)
+    if (record === undefined) return
+    if (open) {
+      record.openPorts.add(role)
+    } else {
+      record.openPorts.delete(role)
+      if (record.openPorts.size === 0) settleClosed(record)
+    }
+    this.intakeOf(worker)?.listening(role, open && !record.retiring)
   }
+}
+
+function startRetiring (supervisor, worker, record) {
+  record.retiring = true
+  supervisor.loads.forget(worker)
+  supervisor.intakes.get(worker)?.leave()
+  record.peer.notify('shutdown')
+  const timeout = supervisor.options.config.shutdownTimeout
+  setTimeout(() => {
+    if (supervisor.records.has(worker)) {
+      supervisor.log.warn(supervisor.launcher.name(record.slot, worker) + ' (pid ' + worker.process.pid + ') still draining after ' +
+        timeout + ' ms; killing it')
+      worker.process.kill('SIGKILL')
+    }
+  }, timeout).unref()
+}
+
+// An in-process worker reports no ports: the feed hands connections to the
+// newest listening server only, so a retiring one is handed none.
+function stoppedAccepting (record) {
+  if (record.openPorts.size === 0) return Promise.resolve()
+  return new Promise((resolve) => record.onClosed.push(resolve))
+}
+
+function settleClosed (record) {
+  const waiting = record.onClosed
+  record.onClosed = []
+  for (const resolve of waiting) resolve()
 }
 
 // How long after a worker's exit its channel may still be open: the

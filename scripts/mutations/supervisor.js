@@ -38,6 +38,22 @@ module.exports = [
     replace: '\n',
     tests: SAFETY
   },
+  {
+    area: 'supervisor',
+    file: 'lib/primary/rolling-reload.js',
+    what: '"reload applied" is logged while an old worker that has not yet read its shutdown still accepts',
+    find: '    await Promise.all(retiring)\n',
+    replace: '\n',
+    tests: SAFETY
+  },
+  {
+    area: 'supervisor',
+    file: 'lib/primary/worker-slots.js',
+    what: 'a retiring worker counts as no longer accepting before its sockets closed',
+    find: '  if (record.openPorts.size === 0) return Promise.resolve()\n',
+    replace: '  return Promise.resolve()\n',
+    tests: SAFETY
+  },
   // Listening sockets
   {
     area: 'supervisor',

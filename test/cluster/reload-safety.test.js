@@ -155,6 +155,34 @@ describe('rolling reload under faults', () => {
   })
 })
 
+describe('the end of a reload', () => {
+  it('should say "reload applied" only once no old worker accepts, however late an old one reads its shutdown', async (t) => {
+    const site = await generationSite(t, 1)
+    const svr = await startSvr(t, site.configFile)
+    const old = svr.workerPids().get(1)
+    // A worker whose event loop is busy reads the shutdown late, and until
+    // then accepts from the shared queue like the new one. Stopped, it
+    // reads it only once continued.
+    const release = await hold(t, old)
+    const mark = svr.output.length
+    await site.writeConfig(site.config(1))
+    svr.signal('SIGHUP')
+    const fresh = await upPid(svr, 1, mark)
+    // The line came within a few ms of the new worker's when the primary
+    // did not wait for the old one to close its sockets.
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    assert.doesNotMatch(svr.output.slice(mark), /reload applied|reload failed/)
+    release()
+    await svr.waitFor(/reload applied|reload failed/, LINE_MS, mark)
+    assert.doesNotMatch(svr.output.slice(mark), /reload failed/)
+    for (let i = 0; i < 10; i++) {
+      const res = await request(svr.port, '/')
+      assert.deepEqual([res.headers['x-generation'], res.headers['x-pid']], ['1', String(fresh)])
+    }
+    await retired(svr, 1, old, mark)
+  })
+})
+
 describe('healthReadyDelay on a reload', () => {
   it('should keep the old worker until its replacement has warmed up, the replacement answering 503 starting meanwhile', async (t) => {
     const site = await generationSite(t, 1, { healthPath: '/healthz' })
