@@ -58,7 +58,7 @@ const workerSlots = {
     this.records.delete(worker)
     this.loads.forget(worker)
     if (record === undefined) return
-    record.openPorts.clear()
+    // Whoever waits for it to stop accepting: it has.
     settleClosed(record)
     const { slot } = record
     const how = signal ? 'signal ' + signal : 'code ' + code
@@ -174,7 +174,7 @@ const workerSlots = {
 function startRetiring (supervisor, worker, record) {
   record.retiring = true
   supervisor.loads.forget(worker)
-  supervisor.intakes.get(worker)?.leave()
+  supervisor.intakeOf(worker)?.leave()
   record.peer.notify('shutdown')
   const timeout = supervisor.options.config.shutdownTimeout
   setTimeout(() => {
