@@ -119,20 +119,23 @@ async function summarize (loops) {
 }
 
 /**
+ * The longest run of failed requests with no answer between them (by the
+ * time each ended). A request waiting for a worker to come up is no failure.
  * @param {Array<[number, boolean]>} timeline
- * @returns {number} ms of the longest stretch of failures with no answer
- *   between them: from the first to the last. (A request waiting for a
- *   worker to come up is no failure.)
+ * @returns {{count: number, ms: number}} its failures, and ms from its first to its last
  */
-function longestFailureStretch (timeline) {
-  let longest = 0
+function longestFailureRun (timeline) {
+  let longest = { count: 0, ms: 0 }
   let first = null
+  let count = 0
   for (const [at, ok] of timeline.slice().sort((a, b) => a[0] - b[0])) {
     if (ok) {
       first = null
+      count = 0
     } else {
       if (first === null) first = at
-      longest = Math.max(longest, at - first)
+      count++
+      if (count > longest.count) longest = { count, ms: at - first }
     }
   }
   return longest
@@ -195,8 +198,15 @@ describe('supervision under faults', () => {
     // fast the machine answers the rest: 0.05% to 0.14% here.)
     assert.deepEqual(result.errors.filter((e) => e !== 'ECONNRESET'), [])
     assert.ok(result.errors.length <= LOOPS * kills, result.errors.length + ' failed of ' + (result.ok + result.errors.length))
-    const stretch = longestFailureStretch(client.timeline)
-    assert.ok(stretch <= 100, 'every request failed for ' + stretch + ' ms')
+    // Each failed request destroys its connection, and the client never
+    // holds more than LOOPS: a kill fails at most LOOPS in a row, and so
+    // does a retirement closing its idle connections as requests go out on
+    // them; both at once, 2 * LOOPS. More means fresh connections failed
+    // too: for that while, the server was answering nobody. (Counted, not
+    // timed: on a loaded machine the client may read a kill's resets a
+    // hundred ms apart, with nothing else ending in between.)
+    const run = longestFailureRun(client.timeline)
+    assert.ok(run.count <= 2 * LOOPS, run.count + ' requests failed in a row, over ' + run.ms + ' ms')
     // A reload begun after the last SIGHUP read the last configuration.
     await svr.waitFor(/reload requested[^]*reload applied/, 15000, reloadMark)
     assert.doesNotMatch(svr.output, /reload failed/)
