@@ -1,6 +1,6 @@
 'use strict'
 
-const { AsyncLocalStorage } = require('node:async_hooks')
+const { AsyncLocalStorage, AsyncResource } = require('node:async_hooks')
 
 // Application code (serverSideScript.js, mods) runs inside this scope, so an
 // exception thrown later from one of its callbacks, or a promise it leaves
@@ -11,12 +11,63 @@ const { AsyncLocalStorage } = require('node:async_hooks')
 const scope = new AsyncLocalStorage()
 
 /**
+ * Whether a scope entered with enterWith ends when the callback that
+ * entered it returns. So it does where Node keeps async context in frames
+ * (the default of Node 24, and Node 22 with the flag svr gives its
+ * workers): Node puts back the frame it found on leaving every callback it
+ * makes (an I/O event, a tick, a timer, a promise reaction). With async
+ * hooks, enterWith stores on the callback's resource, the connection's
+ * parser among them, and would outlive the request. Asked of Node itself,
+ * once, with a resource of its own, rather than read off its version and
+ * flags.
+ * @returns {boolean}
+ */
+function enterWithEndsWithCallback () {
+  const probe = new AsyncLocalStorage()
+  const callback = new AsyncResource('SVR_SCOPE_PROBE')
+  callback.runInAsyncScope(() => probe.enterWith(true))
+  const kept = callback.runInAsyncScope(() => probe.getStore())
+  // With hooks, an enabled storage costs every new async resource a call.
+  probe.disable()
+  return kept === undefined
+}
+
+const FRAMES = enterWithEndsWithCallback()
+
+/**
  * @param {{req: object, res: object, ctx: object}} request
  * @param {Function} fn
  * @param {...any} args
  */
 function runInRequestScope (request, fn, ...args) {
   return scope.run(request, fn, ...args)
+}
+
+/**
+ * Run fn in the request's scope for a caller that returns to Node as soon
+ * as fn answers (returns true). With frames the scope is then left as it
+ * is, for Node to end with the callback: one async context frame (a Map)
+ * per request, where run makes a second to restore the one before. When fn
+ * returns anything else or throws, the caller goes on with svr's own work,
+ * so the frame before is restored first, as run does.
+ * @param {{req: object, res: object, ctx: object}} request
+ * @param {Function} fn
+ * @param {...any} args
+ */
+function runInRequestScopeToEnd (request, fn, ...args) {
+  if (!FRAMES) return scope.run(request, fn, ...args)
+  const prior = scope.getStore()
+  if (prior === request) return fn(...args)
+  scope.enterWith(request)
+  let result
+  try {
+    result = fn(...args)
+  } catch (err) {
+    scope.enterWith(prior)
+    throw err
+  }
+  if (result !== true) scope.enterWith(prior)
+  return result
 }
 
 /**
@@ -66,4 +117,4 @@ function containRequestError (err, log) {
   return true
 }
 
-module.exports = { runInRequestScope, runOutsideRequestScope, currentRequest, containRequestError }
+module.exports = { runInRequestScope, runInRequestScopeToEnd, runOutsideRequestScope, currentRequest, containRequestError }

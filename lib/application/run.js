@@ -21,9 +21,13 @@ function createChainRunner (links, method, shared) {
     runInRequestScope(chain, runLink, 0, chain)
     // A link that answered and still called next() has left nothing to add.
     if (chain.fellThrough) return res.writableEnded
-    // Answered, or still working asynchronously: the pipeline goes on only
-    // if the chain later falls through to it.
     chain.started = true
+    // Answered (a response, once ended, stays so): nothing is left for the
+    // pipeline, whatever a link does later, so it has no continuation to
+    // keep and leaves the request's scope to the callback's end.
+    if (res.writableEnded) return true
+    // Still working asynchronously: the pipeline goes on only if the chain
+    // later falls through to it.
     return chain
   }
   // The pipeline opens the chain before it runs this stage, so that one

@@ -33,7 +33,7 @@ const { commandTable } = require('../application/commands')
 const { createConnectHandler } = require('./connect')
 const { Lifecycle } = require('./lifecycle')
 const { promote, onBareStream } = require('../http2/promote')
-const { runInRequestScope } = require('../application/request-scope')
+const { runInRequestScopeToEnd } = require('../application/request-scope')
 const { pipelineResponseCache } = require('../cache/worker-cache')
 
 /**
@@ -198,10 +198,12 @@ function runStages (stages, start, req, res, ctx, unanswered) {
     // Once the mods and the script have taken the request, the stages after
     // them run in its request scope, since they answer through methods that
     // application code may have wrapped. The scope is entered once for the
-    // links and all of them (each entry costs two async context frames,
-    // Maps, on Node 24: one in, one back out), and again only for the rest
-    // after a stage that answered later; what follows them (the unanswered
-    // error page, a failure) is svr's own again, outside it.
+    // links and all of them (an async context frame, a Map, on Node 24; a
+    // second one to leave it only where svr goes on after them), and again
+    // only for the rest after a stage that answered later; what follows them
+    // (the unanswered error page, a failure) is svr's own again, outside it.
+    // The stage that answers is the end of this callback's work: nothing
+    // after runStages may run in it.
     if (ctx.applicationScope !== null) {
       runInScope(stages, i, ctx, unanswered)
       return
@@ -235,7 +237,7 @@ function runStages (stages, start, req, res, ctx, unanswered) {
 function runInScope (stages, start, ctx, unanswered) {
   let outcome
   try {
-    outcome = runInRequestScope(ctx.applicationScope, runScopedStages, stages, start, ctx)
+    outcome = runInRequestScopeToEnd(ctx.applicationScope, runScopedStages, stages, start, ctx)
   } catch (err) {
     fail(ctx.req, ctx.res, ctx, err)
     return

@@ -45,7 +45,7 @@ module.exports = [
     area: 'mods',
     file: 'lib/pipeline/pipeline.js',
     what: 'the stages after the mods run outside the request scope: a wrapper failing in their callbacks takes the worker down',
-    find: '    outcome = runInRequestScope(ctx.applicationScope, runScopedStages, stages, start, ctx)',
+    find: '    outcome = runInRequestScopeToEnd(ctx.applicationScope, runScopedStages, stages, start, ctx)',
     replace: '    outcome = runScopedStages(stages, start, ctx)',
     tests: [WRAPPERS, SCOPE]
   },
@@ -71,6 +71,38 @@ module.exports = [
     what: 'the pipeline leaves the scope of a link\'s late next() with exit: with async hooks (Node 20) the stages\' scope entry inside re-enables the storage, and the unanswered page is made in the request\'s scope',
     find: '  return scope.run(undefined, fn, ...args)',
     replace: '  return scope.exit(fn, ...args)',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
+    file: 'lib/application/request-scope.js',
+    what: 'with async context frames the scope is not left when svr goes on after the stages (the unanswered page, a failure): made in the request\'s scope (caught where Node keeps context in frames: run the mutations with Node 24)',
+    find: '  if (result !== true) scope.enterWith(prior)\n',
+    replace: '',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
+    file: 'lib/application/request-scope.js',
+    what: 'with async context frames a stage that throws leaves the request\'s scope entered for svr\'s 500 (caught with Node 24)',
+    find: '    scope.enterWith(prior)\n    throw err\n',
+    replace: '    throw err\n',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
+    file: 'lib/application/request-scope.js',
+    what: 'the request scope is entered with enterWith under async hooks too (Node 20), where it stays on the connection\'s parser for the next request',
+    find: 'const FRAMES = enterWithEndsWithCallback()\n',
+    replace: 'const FRAMES = true\n',
+    tests: [SCOPE]
+  },
+  {
+    area: 'mods',
+    file: 'lib/application/run.js',
+    what: 'a chain whose script answered at once is left for the pipeline to wait on, which leaves the scope with a second frame (caught with Node 24)',
+    find: '    if (res.writableEnded) return true\n',
+    replace: '',
     tests: [SCOPE]
   },
   {

@@ -10,6 +10,9 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const { AsyncLocalStorage } = require('node:async_hooks')
+const http = require('node:http')
+const net = require('node:net')
+const { once } = require('node:events')
 const { runStages } = require('../../lib/pipeline/pipeline')
 const { currentRequest } = require('../../lib/application/request-scope')
 const { createChainRunner } = require('../../lib/application/run')
@@ -70,22 +73,56 @@ function chain (seen, answers = false, later = false) {
   return createChainRunner([link], 'invoke', { log: { warn () {}, error () {} } })
 }
 
-// How many times a scope is entered while fn runs: AsyncLocalStorage#run
-// with a store other than the current one (with the current one it only
-// calls its function), each entry two async context frames on Node 24.
+// Whether Node keeps async context in frames (Node 24, Node 22 with the
+// flag), where each AsyncLocalStorage#enterWith makes one (a Map) and run
+// calls enterWith twice, to go in and to come back out.
+const FRAMES = AsyncLocalStorage.prototype._propagate === undefined
+
+// How the scope is entered while fn runs: `entries`, the times a store other
+// than the current one is entered (run with the current one only calls its
+// function; enterWith with none leaves a scope), and `frames`, the async
+// context frames made on the way (0 without frames).
 function countEntries (fn) {
-  const run = AsyncLocalStorage.prototype.run
+  const { run, enterWith } = AsyncLocalStorage.prototype
   let entries = 0
+  let frames = 0
+  let inRun = 0
   AsyncLocalStorage.prototype.run = function (store, ...rest) {
     if (store !== this.getStore()) entries++
-    return run.call(this, store, ...rest)
+    inRun++
+    try {
+      return run.call(this, store, ...rest)
+    } finally {
+      inRun--
+    }
+  }
+  AsyncLocalStorage.prototype.enterWith = function (store) {
+    frames++
+    if (inRun === 0 && store !== undefined) entries++
+    return enterWith.call(this, store)
   }
   try {
     fn()
   } finally {
     AsyncLocalStorage.prototype.run = run
+    AsyncLocalStorage.prototype.enterWith = enterWith
   }
-  return entries
+  return { entries, frames: FRAMES ? frames : 0 }
+}
+
+// Runs fn in a callback of Node's own (an immediate), as a request arrives
+// in one: with frames, a stage that answered leaves the scope entered for
+// the callback's end to close.
+function inCallback (fn) {
+  return new Promise((resolve, reject) => {
+    setImmediate(() => {
+      try {
+        resolve(fn())
+      } catch (err) {
+        reject(err)
+      }
+    })
+  })
 }
 
 function settle () {
@@ -101,10 +138,11 @@ describe('the request scope in the pipeline', () => {
     ])
   })
 
-  it('stops at the stage that answers, in the scope', () => {
+  it('stops at the stage that answers, in the scope, which ends with the callback', async () => {
     const { ctx, seen } = request()
-    runStages([handlers(seen), stage('methods', seen), stage('static', seen, () => true), stage('listing', seen)], 0, ctx.req, ctx.res, ctx, 404)
+    await inCallback(() => runStages([handlers(seen), stage('methods', seen), stage('static', seen, () => true), stage('listing', seen)], 0, ctx.req, ctx.res, ctx, 404))
     assert.deepEqual(seen, [['handlers', OUTSIDE], ['methods', 'chain'], ['static', 'chain']])
+    assert.equal(where(), OUTSIDE)
   })
 
   it('fails a stage that throws in the scope with a 500 made outside it', () => {
@@ -134,29 +172,70 @@ describe('the request scope in the pipeline', () => {
     const { ctx, seen } = request()
     ctx.res = { writableEnded: false }
     const stages = [stage('first', seen), chain(seen), stage('methods', seen), stage('static', seen)]
-    const entries = countEntries(() => runStages(stages, 0, ctx.req, ctx.res, ctx, 404))
+    const counted = countEntries(() => runStages(stages, 0, ctx.req, ctx.res, ctx, 404))
     assert.deepEqual(seen, [
       ['first', OUTSIDE], ['script', 'chain'], ['methods', 'chain'], ['static', 'chain'], ['sendError 404', OUTSIDE]
     ])
-    assert.equal(entries, 1)
+    // With frames: one to go in, one to come back out for svr's own 404.
+    assert.deepEqual(counted, { entries: 1, frames: FRAMES ? 2 : 0 })
   })
 
-  it('stops at a script that answers, in its scope entered once', () => {
+  it('stops at a script that answers, in its scope entered once', async () => {
     const { ctx, seen } = request()
     ctx.res = { writableEnded: false }
-    const entries = countEntries(() => runStages([chain(seen, true), stage('static', seen)], 0, ctx.req, ctx.res, ctx, 404))
+    const counted = await inCallback(() => countEntries(() => runStages([chain(seen, true), stage('static', seen)], 0, ctx.req, ctx.res, ctx, 404)))
     assert.deepEqual(seen, [['script', 'chain']])
-    assert.equal(entries, 1)
+    // With frames, none to come back out: the callback's end does that.
+    assert.deepEqual(counted, { entries: 1, frames: FRAMES ? 1 : 0 })
+    assert.equal(where(), OUTSIDE)
   })
 
   it('goes on in the chain\'s scope after a script that passes the request on later, and ends outside it', async () => {
     const { ctx, seen } = request()
     ctx.res = { writableEnded: false }
     const stages = [chain(seen, false, true), stage('methods', seen), stage('static', seen)]
-    const entries = countEntries(() => runStages(stages, 0, ctx.req, ctx.res, ctx, 404))
-    assert.equal(entries, 1)
+    const counted = countEntries(() => runStages(stages, 0, ctx.req, ctx.res, ctx, 404))
+    assert.deepEqual(counted, { entries: 1, frames: FRAMES ? 2 : 0 })
     await settle()
     assert.deepEqual(seen, [['script', 'chain'], ['methods', 'chain'], ['static', 'chain'], ['sendError 404', OUTSIDE]])
+  })
+
+  it('ends a scope left entered with the callback that delivered the request: the next request on the connection starts outside it', async () => {
+    const seen = []
+    // A script that answers at once and leaves a timer behind, whose
+    // callback belongs to the request.
+    const link = {
+      name: 'script',
+      invoke (req, res) {
+        seen.push(['script ' + req.url, where()])
+        setTimeout(() => seen.push(['timer ' + req.url, where()]), 1)
+        res.end(req.url)
+      }
+    }
+    const runChain = createChainRunner([link], 'invoke', { log: { warn () {}, error () {} } })
+    const server = http.createServer((req, res) => {
+      const { ctx } = request()
+      Object.assign(ctx, { req, res })
+      runStages([stage('first ' + req.url, seen), runChain], 0, req, res, ctx, 404)
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const socket = net.connect(server.address().port, '127.0.0.1')
+    try {
+      let received = ''
+      socket.setEncoding('latin1')
+      socket.on('data', (chunk) => { received += chunk })
+      // Both in one write: Node's parser hands them over in one read.
+      socket.write('GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n')
+      while (!received.includes('/b') || seen.length < 6) await new Promise((resolve) => setTimeout(resolve, 5))
+    } finally {
+      socket.destroy()
+      server.close()
+    }
+    assert.deepEqual(seen.filter(([what]) => !what.startsWith('timer')), [
+      ['first /a', OUTSIDE], ['script /a', 'chain'], ['first /b', OUTSIDE], ['script /b', 'chain']
+    ])
+    assert.deepEqual(seen.filter(([what]) => what.startsWith('timer')).sort(), [['timer /a', 'chain'], ['timer /b', 'chain']])
   })
 
   it('runs every stage outside any scope when no handler took the request', () => {
