@@ -23,9 +23,33 @@ module.exports = [
     area: 'sanitizer',
     file: 'lib/paths/sanitize-path.js',
     what: 'the fast path takes "/a/../b" as clean (no check for a dot before a slash)',
-    find: 'if (++run > maxRun || prev === 0x2e) return false',
-    replace: 'if (++run > maxRun) return false',
+    find: 'if (++run > maxRun || prev === 0x2e) return NOT_CLEAN',
+    replace: 'if (++run > maxRun) return NOT_CLEAN',
     tests: SANITIZE
+  },
+  {
+    area: 'sanitizer',
+    file: 'lib/paths/sanitize-path.js',
+    what: 'a path with a segment starting with "." is taken for plain, so the dotfiles check skips it',
+    find: '      if (c === 0x2e && prev === 0x2f) plain = false\n',
+    replace: '',
+    tests: [...SANITIZE, ...FORBIDDEN]
+  },
+  {
+    area: 'sanitizer',
+    file: 'lib/paths/sanitize-path.js',
+    what: 'a path with an empty segment (allowDoubleSlashes) is taken for plain and joined to the root as it is',
+    find: '      if (run === 2) plain = false\n',
+    replace: '',
+    tests: SANITIZE
+  },
+  {
+    area: 'sanitizer',
+    file: 'lib/pipeline/stages/forbidden.js',
+    what: 'the forbidden check trusts the sanitizer\'s plain path after a rewrite replaced it',
+    find: '    const plain = ctx.plainPath !== null && ctx.decodedPath === ctx.plainPath\n',
+    replace: '    const plain = ctx.plainPath !== null\n',
+    tests: ['test/http/rewrite.test.js']
   },
   {
     area: 'sanitizer',

@@ -130,10 +130,12 @@ function webrootPath (root, target) {
  * compared with: slashes collapsed (allowDoubleSlashes keeps `//`, which
  * the file system ignores), no trailing slash, lower-case.
  * @param {string} decoded decoded request path starting with '/'
+ * @param {boolean} [plain] whether it is plain (lib/paths/sanitize-path.js pathForm)
  * @returns {string}
  */
-function comparablePath (decoded) {
-  let p = collapseAllSlashes(decoded)
+function comparablePath (decoded, plain = false) {
+  // A plain path (lib/paths/sanitize-path.js pathForm) has no empty segment.
+  let p = plain ? decoded : collapseAllSlashes(decoded)
   if (p.length > 1 && p.charCodeAt(p.length - 1) === 47 /* / */) p = p.slice(0, -1)
   return p.toLowerCase()
 }

@@ -41,26 +41,42 @@ const { ESCAPE, hexValue, codePointAt, utf8Escapes, decodePath } = require('./pe
 // Reused by the slow path; safe because sanitizePath never yields mid-way.
 const stack = []
 
+// What pathForm finds: a path sanitizePath would change (or reject); one it
+// returns as it is; or one that is also plain, with no escape (decoding
+// leaves it as it is), no empty segment and no segment starting with `.`
+// (it joins a web root and compares with the forbidden paths as it is).
+const NOT_CLEAN = 0
+const CLEAN = 1
+const PLAIN = 2
+
 /**
- * Whether the path is already in the form sanitizePath would return, checked
- * cheaply so that ordinary paths skip the rebuilding slow path.
+ * Whether the path is already in the form sanitizePath would return, and
+ * plain, checked cheaply so that ordinary paths skip the rebuilding slow
+ * path and the stages after the sanitizer skip their own searches.
+ * @param {string} p
+ * @param {boolean} allowDoubleSlashes
+ * @returns {0|1|2} NOT_CLEAN, CLEAN or PLAIN
  */
-function isAlreadyClean (p, allowDoubleSlashes) {
-  if (p.charCodeAt(0) !== 0x2f) return false
+function pathForm (p, allowDoubleSlashes) {
+  if (p.charCodeAt(0) !== 0x2f) return NOT_CLEAN
   const maxRun = allowDoubleSlashes ? 2 : 1
   let run = 1
   let prev = 0x2f
+  let plain = true
   for (let i = 1; i < p.length; i++) {
     const c = p.charCodeAt(i)
     if (c === 0x2f) {
-      if (++run > maxRun || prev === 0x2e) return false
+      if (++run > maxRun || prev === 0x2e) return NOT_CLEAN
+      if (run === 2) plain = false
     } else {
-      if (c >= 128 || RAW[c] !== CHAR) return false
+      if (c >= 128 || RAW[c] !== CHAR) return NOT_CLEAN
+      if (c === 0x2e && prev === 0x2f) plain = false
       run = 0
     }
     prev = c
   }
-  return prev !== 0x2e
+  if (prev === 0x2e) return NOT_CLEAN
+  return plain ? PLAIN : CLEAN
 }
 
 // seen: null, or an object whose `parent` is set when a `..` segment is resolved.
@@ -187,7 +203,7 @@ function sanitizePath (pathname, allowDoubleSlashes) {
 function sanitizeSeeing (pathname, allowDoubleSlashes, seen) {
   if (pathname === '*' || pathname === '') return pathname
   // A clean path has no `..` segment to resolve.
-  if (isAlreadyClean(pathname, allowDoubleSlashes)) return pathname
+  if (pathForm(pathname, allowDoubleSlashes) !== NOT_CLEAN) return pathname
   return sanitizeSlow(pathname, allowDoubleSlashes, seen)
 }
 
@@ -208,4 +224,4 @@ function classifyRewrite (path, allowDoubleSlashes) {
   return clean === path ? 'clean' : 'normalised'
 }
 
-module.exports = { sanitizePath, classifyRewrite }
+module.exports = { sanitizePath, classifyRewrite, pathForm, NOT_CLEAN, CLEAN, PLAIN }

@@ -49,7 +49,8 @@ describe('rewriteMap', () => {
         },
         { definingRegex: '/^\\/messy$/', replacements: replaceAll('/.*/', './dir//inner.txt.') },
         { definingRegex: '/^\\/query\\?k=v$/', replacements: replaceAll('/.*/', '/file.txt') },
-        { definingRegex: '/^\\/old-dir(?:\\?|$)/', replacements: replaceAll('/^\\/old-dir/', '/dir') }
+        { definingRegex: '/^\\/old-dir(?:\\?|$)/', replacements: replaceAll('/^\\/old-dir/', '/dir') },
+        { definingRegex: '/^\\/to-dotfile$/', replacements: replaceAll('/.*/', '/.secret.txt') }
       ]
     }, {
       'file.txt': 'plain file\n',
@@ -60,7 +61,8 @@ describe('rewriteMap', () => {
       'host-a.txt': 'host a\n',
       'second.txt': 'second\n',
       'seq.txt': 'sequence\n',
-      'dir/inner.txt': 'inner\n'
+      'dir/inner.txt': 'inner\n',
+      '.secret.txt': 'secret\n'
     })
   })
   after(() => scope.cleanup())
@@ -157,6 +159,14 @@ describe('rewriteMap', () => {
       assert.equal(res.status, 403, target)
       assert.match(res.body, /<title>403 Forbidden<\/title>/)
     }
+  })
+
+  // The sanitizer found /to-dotfile plain (no segment starting with "."),
+  // which no longer holds for the path the rule made of it.
+  it('should judge dotfiles on the rewritten path, not on the plain one asked for', async () => {
+    const res = await request(port, '/to-dotfile')
+    assert.equal(res.status, 403)
+    assert.doesNotMatch(res.body, /secret/)
   })
 
   it('should refuse a malformed rewrite result with 400', async () => {

@@ -4,8 +4,11 @@ const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const fc = require('fast-check')
-const { sanitizePath, classifyRewrite } = require('../../lib/paths/sanitize-path')
-const { fixRawBytes } = require('../../lib/paths/percent')
+const { sanitizePath, classifyRewrite, pathForm, NOT_CLEAN, CLEAN, PLAIN } = require('../../lib/paths/sanitize-path')
+const { fixRawBytes, decodePath } = require('../../lib/paths/percent')
+const { toFsPath } = require('../../lib/paths/fs-path')
+const { comparablePath } = require('../../lib/access/forbidden-paths')
+const { hasDotSegment } = require('../../lib/pipeline/stages/forbidden')
 
 const ROOT = '/srv/www'
 const RUNS = 5000
@@ -113,5 +116,37 @@ describe('fixRawBytes(url) properties', () => {
       }
       assert.deepEqual(Buffer.from(bytes), Buffer.from(target, 'latin1'))
     }), { numRuns: 2000 })
+  })
+})
+
+// The sanitizer stage and the forbidden-paths check skip their own searches
+// for a path pathForm finds plain (lib/pipeline/stages/sanitize.js,
+// lib/pipeline/stages/forbidden.js): each shortcut must give what the long
+// way gives.
+describe('pathForm(path, allowDoubleSlashes) properties', () => {
+  function assertForm (input) {
+    for (const allowDoubleSlashes of [false, true]) {
+      const form = pathForm(input, allowDoubleSlashes)
+      if (form === NOT_CLEAN) continue
+      assert.equal(sanitizePath(input, allowDoubleSlashes), input, 'a clean path is returned as it is')
+      if (form !== PLAIN) continue
+      assert.equal(decodePath(input), input, 'a plain path decodes to itself')
+      assert.equal(ROOT + input, toFsPath(ROOT, input), 'a plain path joins the root as it is')
+      assert.equal(comparablePath(input, true), comparablePath(input), 'a plain path compares as it is')
+      assert.equal(hasDotSegment(comparablePath(input)), false, 'a plain path has no dot segment')
+    }
+  }
+
+  it('should find clean and plain only what sanitizePath keeps, decoding and joining leave alone', () => {
+    fc.assert(fc.property(hotString.map((s) => '/' + s), assertForm), { numRuns: RUNS })
+    fc.assert(fc.property(tokenString.map((s) => '/' + s), assertForm), { numRuns: RUNS })
+    fc.assert(fc.property(fc.webPath(), assertForm), { numRuns: RUNS })
+  })
+
+  it('should find ordinary paths plain, and those with a dot segment or an empty one only clean', () => {
+    assert.deepEqual(['/', '/hello', '/a/b.html', '/a/b/', '/A-Z_0~9'].map((p) => pathForm(p, false)), [PLAIN, PLAIN, PLAIN, PLAIN, PLAIN])
+    assert.deepEqual(['/.well-known/x', '/a/.git', '/a/..b'].map((p) => pathForm(p, false)), [CLEAN, CLEAN, CLEAN])
+    assert.deepEqual(['/a//b', '//'].map((p) => pathForm(p, true)), [CLEAN, CLEAN])
+    assert.deepEqual(['/a//b', '/a%20b', '/a.', '/a/./b', 'a', '*', ''].map((p) => pathForm(p, false)), Array(7).fill(NOT_CLEAN))
   })
 })

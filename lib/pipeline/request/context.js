@@ -63,6 +63,10 @@ class RequestContext {
     // (413 on Content-Length, 417).
     this.inPipeline = false
     this.decodedPath = null
+    // decodedPath when the sanitizer found it plain (lib/paths/sanitize-path.js
+    // pathForm): no escape, empty segment or segment starting with `.`.
+    // Stages compare it with decodedPath, which a rewrite may have replaced.
+    this.plainPath = null
     this.fsPath = null
     // What the file store said of fsPath (lib/file-store/request-stats.js).
     this.stat = undefined

@@ -23,14 +23,16 @@ function createForbiddenStage (options, shared) {
   const dotStatus = dotfiles === 'deny' ? 403 : dotfiles === 'ignore' ? 404 : 0
   const { respond, log } = shared
   return function checkForbidden (req, res, ctx) {
-    const p = comparablePath(ctx.decodedPath)
+    // A plain path has no empty segment and no segment starting with `.`.
+    const plain = ctx.plainPath !== null && ctx.decodedPath === ctx.plainPath
+    const p = comparablePath(ctx.decodedPath, plain)
     const reason = findForbidden(table, p)
     if (reason !== null) {
       if (enableLogging) log.info('403 for ' + ctx.pathname + ' from ' + ctx.clientAddress + ': ' + reason)
       respond.sendError(ctx, 403)
       return true
     }
-    if (dotStatus !== 0 && hasDotSegment(p)) {
+    if (dotStatus !== 0 && !plain && hasDotSegment(p)) {
       respond.sendError(ctx, dotStatus)
       return true
     }

@@ -1,7 +1,7 @@
 'use strict'
 
 const { toFsPath } = require('../../paths/fs-path')
-const { sanitizePath } = require('../../paths/sanitize-path')
+const { sanitizePath, pathForm, NOT_CLEAN, PLAIN } = require('../../paths/sanitize-path')
 const { fixRawBytes, decodePath } = require('../../paths/percent')
 const { relativeLocation } = require('../../paths/relative-location')
 
@@ -22,14 +22,18 @@ function createSanitizeStage (options, shared) {
   const allowDoubleSlashes = config.allowDoubleSlashes
   const rewriteDirty = config.rewriteDirtyURLs
   const { respond } = shared
+  // toFsPath's join, for a plain path: a root with no trailing slash.
+  const rootJoins = root.length > 1 && root.charCodeAt(root.length - 1) !== 47 /* / */
 
   return function sanitize (req, res, ctx) {
     const url = fixRawBytes(req.url)
     const query = url.indexOf('?')
     const path = query === -1 ? url : url.slice(0, query)
     const search = query === -1 ? '' : url.slice(query)
-    const clean = sanitizePath(path, allowDoubleSlashes)
-    const decoded = clean === null ? null : decodePath(clean)
+    const form = pathForm(path, allowDoubleSlashes)
+    const clean = form === NOT_CLEAN ? sanitizePath(path, allowDoubleSlashes) : path
+    // A plain path is its own decoded form and joins the root as it is.
+    const decoded = form === PLAIN || clean === null ? clean : decodePath(clean)
     if (decoded === null) {
       respond.sendError(ctx, 400)
       return true
@@ -37,7 +41,8 @@ function createSanitizeStage (options, shared) {
     ctx.pathname = clean
     ctx.search = search
     ctx.decodedPath = decoded
-    ctx.fsPath = toFsPath(root, decoded)
+    ctx.plainPath = form === PLAIN ? decoded : null
+    ctx.fsPath = form === PLAIN && rootJoins ? root + decoded : toFsPath(root, decoded)
     ctx.origHref = clean
     if (clean !== path && !rewriteDirty) {
       respond.redirect(ctx, relativeLocation(clean, search), 301)
