@@ -45,6 +45,14 @@ module.exports = [
   },
   {
     area: 'sanitizer',
+    file: 'lib/pipeline/stages/sanitize.js',
+    what: 'a target whose raw bytes were fixed keeps the path the context split off it as received',
+    find: '    if (url !== ctx.originalUrl) {\n',
+    replace: '    if (false) {\n',
+    tests: SANITIZE
+  },
+  {
+    area: 'sanitizer',
     file: 'lib/pipeline/stages/forbidden.js',
     what: 'the forbidden check trusts the sanitizer\'s plain path after a rewrite replaced it',
     find: '    const plain = ctx.plainPath !== null && ctx.decodedPath === ctx.plainPath\n',

@@ -27,9 +27,15 @@ function createSanitizeStage (options, shared) {
 
   return function sanitize (req, res, ctx) {
     const url = fixRawBytes(req.url)
-    const query = url.indexOf('?')
-    const path = query === -1 ? url : url.slice(0, query)
-    const search = query === -1 ? '' : url.slice(query)
+    // The context has split the target as received (no stage before this
+    // one changes it); only one with bytes fixed is split again.
+    let path = ctx.pathname
+    let search = ctx.search
+    if (url !== ctx.originalUrl) {
+      const query = url.indexOf('?')
+      path = query === -1 ? url : url.slice(0, query)
+      search = query === -1 ? '' : url.slice(query)
+    }
     const form = pathForm(path, allowDoubleSlashes)
     const clean = form === NOT_CLEAN ? sanitizePath(path, allowDoubleSlashes) : path
     // A plain path is its own decoded form and joins the root as it is.
