@@ -56,6 +56,7 @@ const { measureOwn, OWN_WORKLOADS } = require('./own')
 const { renderOwn, OWN_HEADING } = require('./own-report')
 const { expectCacheHits } = require('./cache-hit')
 const { expectStoreConnected } = require('./store-connected')
+const { keysUnknownTo } = require('./against')
 
 const BOUNDS_FILE = path.join(__dirname, 'bounds.md')
 // Each target is loaded until its rate is steady before the measured rounds
@@ -190,8 +191,7 @@ async function againstVariant (dir) {
   const rev = await gitRevision(dir)
   return {
     label: 'svr at ' + rev,
-    // Older builds may not know every key of today's site (the proxy routes).
-    config: { proxy: undefined, responseCache: undefined },
+    config: await keysUnknownTo(dir),
     svr,
     note: `the svr of ${dir} (${rev}) with the same config, measured in the rounds of the default row (A B C, C B A); no target`
   }
