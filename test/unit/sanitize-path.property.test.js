@@ -131,7 +131,8 @@ describe('pathForm(path, allowDoubleSlashes) properties', () => {
       assert.equal(sanitizePath(input, allowDoubleSlashes), input, 'a clean path is returned as it is')
       if (form !== PLAIN) continue
       assert.equal(decodePath(input), input, 'a plain path decodes to itself')
-      assert.equal(ROOT + input, toFsPath(ROOT, input), 'a plain path joins the root as it is')
+      assert.equal(toFsPath(ROOT, input, true), toFsPath(ROOT, input), 'a plain path joins the root as it is')
+      assert.equal(toFsPath('/', input, true), toFsPath('/', input), 'also onto the file system\'s root')
       assert.equal(comparablePath(input, true), comparablePath(input), 'a plain path compares as it is')
       assert.equal(hasDotSegment(comparablePath(input)), false, 'a plain path has no dot segment')
     }

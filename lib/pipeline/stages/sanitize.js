@@ -22,8 +22,6 @@ function createSanitizeStage (options, shared) {
   const allowDoubleSlashes = config.allowDoubleSlashes
   const rewriteDirty = config.rewriteDirtyURLs
   const { respond } = shared
-  // toFsPath's join, for a plain path: a root with no trailing slash.
-  const rootJoins = root.length > 1 && root.charCodeAt(root.length - 1) !== 47 /* / */
 
   return function sanitize (req, res, ctx) {
     const url = fixRawBytes(req.url)
@@ -48,7 +46,7 @@ function createSanitizeStage (options, shared) {
     ctx.search = search
     ctx.decodedPath = decoded
     ctx.plainPath = form === PLAIN ? decoded : null
-    ctx.fsPath = form === PLAIN && rootJoins ? root + decoded : toFsPath(root, decoded)
+    ctx.fsPath = toFsPath(root, decoded, form === PLAIN)
     ctx.origHref = clean
     if (clean !== path && !rewriteDirty) {
       respond.redirect(ctx, relativeLocation(clean, search), 301)
