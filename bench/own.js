@@ -44,7 +44,8 @@ const OWN_WORKLOADS = [
  * alternating order (A B C, C B A) round by round.
  * @param {{site: {configFile: string}, dir: string, plan: {seconds: number, warmup: number, rounds: number},
  *   only: Set<string>|null, against?: {svr: string, config: object}|null}} run
- * @returns {Promise<object[]>} a row per workload: workload, svr, baseline, against (runs with cpuUs), issues
+ * @returns {Promise<object[]>} a row per workload: workload, svr, baseline, against (the median runs, with cpuUs),
+ *   runs (each target's in round order), issues
  */
 async function measureOwn ({ site, dir, plan, only, against = null }) {
   const missing = []
@@ -193,7 +194,15 @@ async function measureWorkload (workload, side, plan, rates) {
     })
   }
   const median = (target) => target === null ? null : medianByCpu(runs.get(target.name))
-  const row = { workload, svr: median(side.svr), baseline: median(side.baseline), against: median(side.against), issues }
+  const inRounds = (target) => target === null ? null : runs.get(target.name)
+  const row = {
+    workload,
+    svr: median(side.svr),
+    baseline: median(side.baseline),
+    against: median(side.against),
+    runs: { svr: inRounds(side.svr), baseline: inRounds(side.baseline), against: inRounds(side.against) },
+    issues
+  }
   console.error(progressLine(row))
   return row
 }
@@ -212,13 +221,17 @@ function medianByCpu (runs) {
 }
 
 function progressLine (row) {
-  const own = ownOf(row)
+  const own = ownOf(row.runs)
   const fixed = (value) => value === null ? 'n/a' : value.toFixed(1)
   // wrk's bytes per answer, to see at a glance that the replay sends what svr sends.
   const side = (name, run) => `${name} ${fixed(run.cpuUs ?? null)} µs/req at ${run.rps.toFixed(0)} req/s` +
     (run.bytesPerSec ? `, ${Math.round(run.bytesPerSec / run.rps)} B/answer` : '')
   const parts = [side('svr', row.svr), side('baseline', row.baseline)]
   if (row.against !== null) parts.push(side('against', row.against))
+  // Every run's, for the spread the medians hide.
+  for (const [name, runs] of Object.entries(row.runs)) {
+    if (runs !== null) parts.push(`${name} runs ${runs.map((run) => fixed(run.cpuUs ?? null)).join(' ')}`)
+  }
   const against = row.against === null ? '' : `, against's own ${fixed(own.againstOwnUs)}`
   return `bench: ${row.workload.name}: ${parts.join('; ')}; svr's own ${fixed(own.ownUs)} µs/req${against}`
 }
