@@ -9,6 +9,7 @@ const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
 const { startUpstream } = require('../helpers/upstream')
 const { waitUntil } = require('../helpers/wait')
+const { primarySeries, fillsOver } = require('../helpers/cache')
 const { startSvrOnTty } = require('../helpers/tty')
 const { freePort, skipWithout } = require('../helpers/tools')
 
@@ -53,28 +54,8 @@ async function fill (svr, target) {
   assert.equal(await cacheStatus(svr, target), 'svr; hit', target)
 }
 
-// Also at the end of a test that stored: the site's directory is removed
-// before svr is stopped, and a file being written into it makes that fail.
-function fillsOver (svr) {
-  return waitUntil(async () => {
-    const series = primarySeries((await request(svr.port, '/metrics')).body)
-    const ended = ['stored', 'unstored', 'abandoned'].reduce((sum, result) => sum + series['svr_cache_fills_ended_total{result="' + result + '"}'], 0)
-    return series.svr_cache_fills_started_total === ended
-  }, 'the primary still has fills in flight')
-}
-
 function purge (svr, target, opts = {}) {
   return request(opts.port || svr.port, target, { method: 'PURGE', ...opts })
-}
-
-/**
- * @param {string} text the metrics endpoint's
- * @returns {Object<string, number>} the primary's svr_cache_* series (no worker label), by name and labels as written
- */
-function primarySeries (text) {
-  const series = {}
-  for (const match of text.matchAll(/^(svr_cache_(?!requests)\w+(?:\{[^}]*\})?) (\d+)$/gm)) series[match[1]] = Number(match[2])
-  return series
 }
 
 // The sizes of the entry files in the cache directory.

@@ -11,6 +11,7 @@ const path = require('node:path')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
+const { fillsOver } = require('../helpers/cache')
 const { makeCertificate, connectH2, h2Request, http2SiteConfig } = require('../helpers/tls')
 
 // A 3.x script that notes every run in runs.log, and answers by path.
@@ -58,8 +59,6 @@ async function scriptSite (t, rules, config = {}) {
   return { site, svr, runs }
 }
 
-// Let the answer that was just sent reach the store.
-const stored = () => sleep(150)
 
 describe('response cache of the application\'s answers', () => {
   it('runs the script once for 100 concurrent requests over 2 workers, and answers the rest from the cache', async (t) => {
@@ -82,7 +81,7 @@ describe('response cache of the application\'s answers', () => {
     const { svr, runs } = await scriptSite(t, [{ path: '/app/', validity: { 200: 60 } }])
     const first = await request(svr.port, '/app/chunks')
     assert.deepEqual([first.body, first.headers['cache-status']], ['first,second,third', 'svr; fwd=miss; stored'])
-    await stored()
+    await fillsOver(svr)
     const part = await request(svr.port, '/app/chunks', { headers: { range: 'bytes=6-12' } })
     assert.deepEqual([part.status, part.body, part.headers['content-range']], [206, 'second,', 'bytes 6-12/18'])
     const head = await request(svr.port, '/app/chunks', { method: 'HEAD' })
@@ -99,7 +98,7 @@ describe('response cache of the application\'s answers', () => {
     const statuses = []
     for (const target of ['/app/cachedness', '/app/cachedness', '/app/private', '/app/private', '/app/cookie', '/app/cookie']) {
       statuses.push((await request(svr.port, target)).headers['cache-status'])
-      await stored()
+      await fillsOver(svr)
     }
     // "/app/cached" is a prefix of /app/cachedness only as a string, not by path segments.
     assert.deepEqual(statuses, [undefined, undefined, 'svr; fwd=miss', 'svr; fwd=miss', 'svr; fwd=miss', 'svr; fwd=miss'])
@@ -124,7 +123,7 @@ describe('response cache of the application\'s answers', () => {
     const site = await makeSite(t)
     await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), script(site.dir))
     const cert = await makeCertificate(site.dir, 'main')
-    await site.writeConfig(http2SiteConfig(cert, { stateDirectory: 'state', cache: [{ path: '/app', validity: { 200: 60 } }] }))
+    await site.writeConfig(http2SiteConfig(cert, { stateDirectory: 'state', metricsPath: '/metrics', cache: [{ path: '/app', validity: { 200: 60 } }] }))
     const svr = await startSvr(t, site.configFile)
     const client = await connectH2(svr.port)
     t.after(() => client.close())
@@ -133,7 +132,7 @@ describe('response cache of the application\'s answers', () => {
       return [res.status, res.body.toString(), res.headers['cache-status']]
     }
     assert.deepEqual(await get(), [200, 'first,second,third', 'svr; fwd=miss; stored'])
-    await stored()
+    await fillsOver(svr, async () => (await h2Request(client, { ':path': '/metrics' })).body.toString())
     assert.deepEqual(await get(), [200, 'first,second,third', 'svr; hit'])
   })
 })

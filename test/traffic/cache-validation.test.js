@@ -9,6 +9,7 @@ const assert = require('node:assert/strict')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request } = require('../helpers/http')
+const { fillsOver } = require('../helpers/cache')
 const { startUpstream } = require('../helpers/upstream')
 const { waitUntil } = require('../helpers/wait')
 
@@ -55,8 +56,6 @@ async function cachedSvr (t, doc, cache = {}, config = {}) {
   return startSvr(t, site.configFile)
 }
 
-// Let the answer that was just sent reach the store.
-const stored = () => sleep(150)
 
 describe('response cache: validators, ranges and stand-ins', () => {
   it('answers its own 304 and 412 from an entry, whatever the client sent upstream before', async (t) => {
@@ -66,7 +65,7 @@ describe('response cache: validators, ranges and stand-ins', () => {
     const first = await request(svr.port, '/doc/a', { headers: { 'if-none-match': '"v1"' } })
     assert.deepEqual([first.status, first.body], [200, '1:' + BODY])
     assert.deepEqual(doc.seen, [['GET', '-', '-']])
-    await stored()
+    await fillsOver(svr)
     const cases = [
       [{ 'if-none-match': '"v1"' }, 304],
       [{ 'if-none-match': 'W/"v1", "v9"' }, 304],
@@ -93,7 +92,7 @@ describe('response cache: validators, ranges and stand-ins', () => {
     const cold = await request(svr.port, '/doc/r', { headers: { range: 'bytes=0-1' } })
     assert.deepEqual([cold.status, cold.body, cold.headers['cache-status']], [206, '1:', 'svr; fwd=request; detail=range'])
     assert.equal((await request(svr.port, '/doc/r')).headers['cache-status'], 'svr; fwd=miss; stored')
-    await stored()
+    await fillsOver(svr)
     const whole = '1:' + BODY
     const part = async (headers) => {
       const res = await request(svr.port, '/doc/r', { headers })
@@ -130,7 +129,7 @@ describe('response cache: validators, ranges and stand-ins', () => {
     const miss = await request(svr.port, '/doc/aged')
     const missAnswered = Date.now()
     assert.deepEqual([miss.headers.age, miss.body], ['100', BODY])
-    await stored()
+    await fillsOver(svr)
     await sleep(2100)
     const hitSent = Date.now()
     const hit = await request(svr.port, '/doc/aged')
@@ -151,7 +150,7 @@ describe('response cache: validators, ranges and stand-ins', () => {
     const revalidated = await request(svr.port, '/doc/v')
     assert.deepEqual([revalidated.status, revalidated.body, revalidated.headers['cache-status'], revalidated.headers['x-revalidated']],
       [200, '1:' + BODY, 'svr; fwd=stale; fwd-status=304; stored', 'yes'])
-    await stored()
+    await fillsOver(svr)
     // Fresh again for another second: a hit, with the fields the 304 brought.
     const hit = await request(svr.port, '/doc/v')
     assert.deepEqual([hit.body, hit.headers['cache-status'], hit.headers['x-revalidated']], ['1:' + BODY, 'svr; hit', 'yes'])
@@ -198,7 +197,7 @@ describe('response cache: validators, ranges and stand-ins', () => {
     for (let i = 0; i < 2; i++) {
       const res = await request(svr.port, '/doc/big')
       statuses.push([res.body.length, res.headers['cache-status']])
-      await stored()
+      await fillsOver(svr)
     }
     assert.deepEqual(statuses, [[38, 'svr; fwd=miss'], [38, 'svr; fwd=miss']])
     assert.equal(doc.seen.length, 2)
@@ -209,7 +208,7 @@ describe('response cache: validators, ranges and stand-ins', () => {
     const svr = await cachedSvr(t, doc, {}, { metricsPath: '/metrics' })
     const stored = async () => {
       assert.equal((await request(svr.port, '/doc/u')).headers['cache-status'], 'svr; fwd=miss; stored')
-      await sleep(150)
+      await fillsOver(svr)
       assert.equal((await request(svr.port, '/doc/u')).headers['cache-status'], 'svr; hit')
     }
     await stored()
@@ -224,7 +223,7 @@ describe('response cache: validators, ranges and stand-ins', () => {
       assert.deepEqual([changed.status, changed.headers['cache-status']], [200, 'svr; fwd=method'])
       // Dropped a moment later (the primary removes the file, then tells the workers).
       await waitUntil(async () => (await request(svr.port, '/doc/u')).headers['cache-status'] === 'svr; fwd=miss; stored', 'the entry is dropped after ' + method)
-      await sleep(150)
+      await fillsOver(svr)
       assert.equal((await request(svr.port, '/doc/u')).headers['cache-status'], 'svr; hit')
     }
     assert.match((await request(svr.port, '/metrics')).body, /\nsvr_cache_purged_total\{source="unsafe"\} 2\n/)
