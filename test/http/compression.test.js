@@ -34,6 +34,7 @@ const FILES = {
   'image.png': crypto.randomBytes(3000),
   'blob.unknownext': text(3000, 'no known type'),
   'nocompress/page.txt': text(3000, 'excluded by dontCompress'),
+  'notes.plain.txt': text(3000, 'excluded by a dontCompress regex with a leading .*'),
   'pre/app.js': APP_JS,
   'pre/app.js.br': zlib.brotliCompressSync(SIDECAR_BR),
   'pre/app.js.gz': zlib.gzipSync(SIDECAR_GZ),
@@ -70,7 +71,7 @@ describe('compression', () => {
   let webroot
 
   before(async () => {
-    const site = await makeSite(scope, { workers: 1, dontCompress: ['/^\\/nocompress\\//'] }, FILES)
+    const site = await makeSite(scope, { workers: 1, dontCompress: ['/^\\/nocompress\\//', '/.*\\.plain\\.txt$/'] }, FILES)
     webroot = site.webroot
     // Sidecars must not be older than their file; the stale one must be.
     await touch(path.join(webroot, 'pre/app.js.br'), 10)
@@ -144,7 +145,7 @@ describe('compression', () => {
 
     it('should not compress small files, incompressible types, unknown types or dontCompress paths', async () => {
       const cases = [['/small.txt', SMALL], ['/image.png', FILES['image.png']], ['/blob.unknownext', FILES['blob.unknownext']],
-        ['/nocompress/page.txt', FILES['nocompress/page.txt']], ['/archive.txt.gz', FILES['archive.txt.gz']]]
+        ['/nocompress/page.txt', FILES['nocompress/page.txt']], ['/notes.plain.txt', FILES['notes.plain.txt']], ['/archive.txt.gz', FILES['archive.txt.gz']]]
       for (const [target, content] of cases) {
         const res = await get(port, target, 'gzip, br')
         assert.equal(res.status, 200, target)

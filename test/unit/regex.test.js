@@ -3,7 +3,8 @@
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
-const { parseRegexString } = require('../../lib/util/regex')
+const { parseRegexString, forMatchTest } = require('../../lib/util/regex')
+const { schema } = require('../../lib/config/load')
 
 describe('parseRegexString(str)', () => {
   describe('with a valid "/pattern/flags" string', () => {
@@ -87,5 +88,50 @@ describe('parseRegexString(str)', () => {
     it('should quote the offending string in the message', () => {
       assert.throws(() => parseRegexString('/(unclosed/'), { message: /^invalid regex "\/\(unclosed\/": / })
     })
+  })
+})
+
+function compiled (source, flags) {
+  try {
+    return new RegExp(source, flags)
+  } catch {
+    return null
+  }
+}
+
+describe('forMatchTest(regex)', () => {
+  // Pieces of patterns, each a whole atom or assertion, so that any
+  // sequence of them is a valid regex.
+  const piece = fc.constantFrom('a', 'b', '.', '\\.', 'a*', 'b+', '[ab]', '[^a]', '(?:a|b)', '(a)', '\\1', '(?=b)', '(?!a)', '(?<=a)', '(?<!b)', '^', '$', '|', '.*', '\\n')
+  const pattern = fc.tuple(fc.constantFrom('.*', '.*?', '.+', ''), fc.array(piece, { maxLength: 6 })).map(([lead, rest]) => lead + rest.join(''))
+  const flags = fc.subarray(['i', 'm', 's', 'u', 'y', 'g']).map((list) => list.join(''))
+  const subject = fc.stringMatching(/^[ab.\n]{0,12}$/)
+
+  it('should find a match exactly where the regex finds one', () => {
+    fc.assert(fc.property(pattern, flags, fc.array(subject, { minLength: 1, maxLength: 5 }), (source, flagText, strings) => {
+      const regex = compiled(source, flagText)
+      // Some sequences are not regexes (`\1` without a group under `u`).
+      fc.pre(regex !== null)
+      const tester = forMatchTest(regex)
+      for (const text of strings) assert.equal(text.search(tester) !== -1, text.search(regex) !== -1, `${regex} on ${JSON.stringify(text)}`)
+    }), { numRuns: 3000 })
+  })
+
+  it('should drop a leading .* or .*? and keep the flags, and leave every other regex as it is', () => {
+    assert.equal(String(forMatchTest(/.*\.ipxe$/i)), '/\\.ipxe$/i')
+    assert.equal(String(forMatchTest(/.*?a/)), '/a/')
+    assert.equal(String(forMatchTest(/.*/)), '/(?:)/')
+    for (const kept of [/a.*/, /^.*x/, /.*x/y, /.*x/g, /\.*x/, /(.*)x/]) assert.equal(forMatchTest(kept), kept)
+  })
+
+  it('should leave no default dontCompress regex starting with .*', () => {
+    const defaults = schema.properties.dontCompress.default
+    assert.equal(defaults.length, 5)
+    for (const text of defaults) {
+      const regex = parseRegexString(text)
+      assert.equal(regex.source.startsWith('.*'), true, text)
+      assert.equal(forMatchTest(regex).source.startsWith('.*'), false, text)
+      assert.equal(forMatchTest(regex).source, regex.source.slice(2))
+    }
   })
 })
