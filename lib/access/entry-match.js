@@ -1,6 +1,6 @@
 'use strict'
 
-const { parseRegexString } = require('../util/regex')
+const { parseRegexString, forMatchTest } = require('../util/regex')
 const { isScoped } = require('../hosts/vhost')
 const { collapseAllSlashes } = require('../paths/collapse-slashes')
 
@@ -13,11 +13,15 @@ const { collapseAllSlashes } = require('../paths/collapse-slashes')
  * per worker.
  * @param {object} entry
  * @param {number} number the entry's position in `nonStandardCodes`
- * @returns {{regex: RegExp|null, url: string|null, number: number, scoped: boolean}}
+ * @returns {{regex: RegExp|null, tester: RegExp|null, url: string|null, number: number, scoped: boolean}}
+ *   regex: as configured, for the location's replacement; tester: the same
+ *   matches in linear time (lib/util/regex.js forMatchTest), to find them
  */
 function compileEntryMatch (entry, number) {
+  const regex = entry.regex === undefined ? null : parseRegexString(entry.regex)
   return {
-    regex: entry.regex === undefined ? null : parseRegexString(entry.regex),
+    regex,
+    tester: regex === null ? null : forMatchTest(regex),
     url: entry.url === undefined ? null : collapseAllSlashes(entry.url),
     number,
     // With a host or ip: applies only to the sites it names (ctx.site.scopedCodes).
@@ -34,9 +38,9 @@ function compileEntryMatch (entry, number) {
  */
 function entryMatches (match, ctx, url, href) {
   if (match.scoped && !ctx.site.scopedCodes.has(match.number)) return false
-  if (match.regex !== null) {
+  if (match.tester !== null) {
     // String#search starts at 0 whatever lastIndex a g or y regex holds.
-    return url.search(match.regex) !== -1 || href.search(match.regex) !== -1
+    return url.search(match.tester) !== -1 || href.search(match.tester) !== -1
   }
   if (match.url === href) return true
   return ctx.decodedPath !== null && match.url === collapseAllSlashes(ctx.decodedPath)

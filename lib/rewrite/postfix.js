@@ -1,6 +1,6 @@
 'use strict'
 
-const { parseRegexString } = require('../util/regex')
+const { parseMatchTester } = require('../util/regex')
 
 /**
  * `wwwrootPostfixesVHost` and `wwwrootPostfixPrefixesVHost`: serve a host
@@ -15,7 +15,7 @@ function compilePostfixes (config) {
   if (config.wwwrootPostfixesVHost.length === 0) return null
   const entries = config.wwwrootPostfixesVHost.map((entry) => ({
     insert: '/' + entry.postfix,
-    skip: entry.skipRegex === undefined ? null : parseRegexString(entry.skipRegex)
+    skip: entry.skipRegex === undefined ? null : parseMatchTester(entry.skipRegex)
   }))
   const prefixes = config.wwwrootPostfixPrefixesVHost.map(compilePrefix)
 

@@ -1,6 +1,6 @@
 'use strict'
 
-const { parseRegexString } = require('../util/regex')
+const { parseRegexString, parseMatchTester } = require('../util/regex')
 const { isScoped } = require('../hosts/vhost')
 const { collapseSlashes } = require('../paths/collapse-slashes')
 
@@ -19,7 +19,9 @@ class RewriteRule {
     this.number = number
     // With a host or ip: applies only to the sites it names (ctx.site.scopedRewrites).
     this.scoped = isScoped(rule)
-    this.test = parseRegexString(rule.definingRegex)
+    // Only asked whether it matches (ruleMatches, the rule index); the
+    // replacements' regexes give the positions of their matches, and stay whole.
+    this.test = parseMatchTester(rule.definingRegex)
     this.replacements = (rule.replacements || []).map((entry) => [parseRegexString(entry.regex), entry.replacement])
     this.append = rule.append || ''
     this.isNotFile = rule.isNotFile === true

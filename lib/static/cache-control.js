@@ -1,6 +1,6 @@
 'use strict'
 
-const { parseRegexString } = require('../util/regex')
+const { parseMatchTester } = require('../util/regex')
 
 /**
  * Compile the `cacheControl` rules once at boot.
@@ -10,7 +10,7 @@ const { parseRegexString } = require('../util/regex')
  */
 function compileCacheControl (rules) {
   if (rules.length === 0) return null
-  const compiled = rules.map((rule) => ({ regex: parseRegexString(rule.regex), value: rule.value }))
+  const compiled = rules.map((rule) => ({ regex: parseMatchTester(rule.regex), value: rule.value }))
   return function cacheControlFor (urlPath) {
     for (let i = 0; i < compiled.length; i++) {
       // search() always starts at 0, whatever lastIndex a g or y flag left behind.

@@ -4,7 +4,7 @@ const path = require('node:path')
 const zlib = require('node:zlib')
 const mime = require('mime-types')
 const db = require('mime-db')
-const { parseRegexString, forMatchTest } = require('../util/regex')
+const { parseMatchTester } = require('../util/regex')
 const { createEncodingNegotiator } = require('./negotiate')
 
 // What the `compressible` package infers for types mime-db says nothing about.
@@ -58,8 +58,7 @@ function encodeGzip (buffer) {
  */
 function createCompression (config) {
   if (!config.enableCompression) return null
-  // Asked only whether each matches: linear, where `.*\.gz$` is quadratic.
-  const dontCompress = config.dontCompress.map((text) => forMatchTest(parseRegexString(text)))
+  const dontCompress = config.dontCompress.map(parseMatchTester)
   const minSize = config.compressionMinSize
   const types = new Map()
 

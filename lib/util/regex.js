@@ -65,6 +65,23 @@ function forMatchTest (regex) {
   }
 }
 
+/**
+ * parseRegexString, for a regex that is only asked whether it matches
+ * (`search() !== -1`): see forMatchTest. Such are dontCompress, the
+ * cacheControl rules, a postfix's `skipRegex` and a rewriteMap rule's
+ * `definingRegex`, which match request paths and URLs of up to 8 KiB that
+ * the client chooses. Not a regex whose match is replaced (rewriteMap's
+ * replacements, a nonStandardCodes entry's `regex` with its `location`,
+ * which keeps both): without the `.*` the match starts elsewhere and a
+ * group may capture another part.
+ * @param {string} str
+ * @returns {RegExp}
+ * @throws {SyntaxError} as parseRegexString
+ */
+function parseMatchTester (str) {
+  return forMatchTest(parseRegexString(str))
+}
+
 // Index of the "/" that closes the pattern, or -1.
 function patternEnd (str) {
   let inClass = false
@@ -82,4 +99,4 @@ function invalid (str, reason) {
   return new SyntaxError('invalid regex ' + JSON.stringify(str) + ': ' + reason)
 }
 
-module.exports = { parseRegexString, forMatchTest }
+module.exports = { parseRegexString, parseMatchTester, forMatchTest }

@@ -15,6 +15,7 @@ const CODES = [
   { scode: 307, regex: '/^\\/keep$/', location: '/kept' },
   { scode: 302, regex: '/^\\/go(\\/.*)$/', location: '/$1' },
   { scode: 302, regex: '/^\\/ext\\/(.*)$/', location: 'https://example.com/$1' },
+  { scode: 302, regex: '/.*\\/x\\/(\\d+)/', location: '/y/$1' },
   { scode: 301, url: '/café', location: '/menu café' },
   { scode: 418, url: '/tea', host: 'teapot.test' },
   { scode: 403, url: '/local-only', users: ['127.0.0.1'] },
@@ -59,6 +60,15 @@ describe('nonStandardCodes', () => {
     const res = await request(port, '/moved?x=1')
     assert.equal(res.status, 308)
     assert.equal(res.headers.location, '/elsewhere?from=moved&x=1')
+  })
+
+  it('should replace the whole match of a regex with a leading .*, its groups as the regex takes them', async () => {
+    // The greedy .* takes the last /x/<digits>: $1 is 2, and the match
+    // starts at the path's beginning, so nothing of it is left over.
+    const res = await request(port, '/x/1/x/2')
+    assert.equal(res.status, 302)
+    assert.equal(res.headers.location, '/y/2')
+    assert.equal((await request(port, '/a/x/3')).headers.location, '/y/3')
   })
 
   it('should match url exactly, not as a prefix', async () => {
