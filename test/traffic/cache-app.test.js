@@ -59,7 +59,6 @@ async function scriptSite (t, rules, config = {}) {
   return { site, svr, runs }
 }
 
-
 describe('response cache of the application\'s answers', () => {
   it('runs the script once for 100 concurrent requests over 2 workers, and answers the rest from the cache', async (t) => {
     const { svr, runs } = await scriptSite(t, [{ path: '/app', validity: { 200: 60 } }])

@@ -56,7 +56,6 @@ async function cachedSvr (t, doc, cache = {}, config = {}) {
   return startSvr(t, site.configFile)
 }
 
-
 describe('response cache: validators, ranges and stand-ins', () => {
   it('answers its own 304 and 412 from an entry, whatever the client sent upstream before', async (t) => {
     const doc = await documentUpstream(t, { cacheControl: 'max-age=60' })
