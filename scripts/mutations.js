@@ -329,5 +329,6 @@ module.exports = [
   require('./mutations/grpc'),
   require('./mutations/fleet'),
   require('./mutations/dispatch'),
-  require('./mutations/request-fields')
+  require('./mutations/request-fields'),
+  require('./mutations/regexes')
 )
