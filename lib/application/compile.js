@@ -4,6 +4,7 @@ const vm = require('node:vm')
 const path = require('node:path')
 const { createRequire } = require('node:module')
 const { LEGACY_NAMES } = require('./api/names')
+const { usedNames } = require('./used-names')
 
 // Names a serverSideScript.js of the SVR.JS form sees besides the 22
 // positional ones: SVR.JS declared these inside the script's function.
@@ -16,7 +17,9 @@ const HELPER_NAMES = ['filterHeaders', 'checkHostname', 'checkHref']
 // when the body ends without `return`, pass the flag to the runtime, which
 // continues the chain unless the script set it.
 const FELL_THROUGH = '__svrFellThrough'
-const PARAMS = [...LEGACY_NAMES, ...HELPER_NAMES, 'disableEndElseCallbackExecute', FELL_THROUGH]
+// The names whose values the runtime makes for the script.
+const SCRIPT_NAMES = [...LEGACY_NAMES, ...HELPER_NAMES]
+const PARAMS = [...SCRIPT_NAMES, 'disableEndElseCallbackExecute', FELL_THROUGH]
 const EPILOGUE = '\n;' + FELL_THROUGH + '(disableEndElseCallbackExecute)\n'
 const MODULES = ['os', 'http', 'url', 'fs', 'path', 'crypto', 'https', 'stream', 'readline']
 const COMMONJS_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname']
@@ -40,8 +43,9 @@ const SUFFIX = '}'
  * @param {{filename: string, dirname: string, require: Function}} [env] the
  *   `__filename`, `__dirname` and `require` the script sees
  *   (lib/application/script-environment.js); by default those of `file`
- * @returns {{run: Function}} `run` takes PARAMS in order; customvar1…4
- *   keep their values from one request to the next
+ * @returns {{run: Function, uses: Set<string>}} `run` takes PARAMS in order;
+ *   customvar1…4 keep their values from one request to the next; `uses`,
+ *   which of SCRIPT_NAMES the script can see (lib/application/used-names.js)
  */
 function compileLegacyScript (source, file, env = ownEnvironment(file)) {
   const body = withoutShebang(source)
@@ -58,7 +62,7 @@ function compileLegacyScript (source, file, env = ownEnvironment(file)) {
   })
   const modules = MODULES.map((name) => require('node:' + name))
   const run = factory(env.require, env.filename, env.dirname, ...modules)
-  return { run }
+  return { run, uses: usedNames(body, SCRIPT_NAMES) }
 }
 
 function ownEnvironment (file) {

@@ -16,7 +16,7 @@ function createLegacyModLink (entry, api) {
   const mod = new Mod()
   if (typeof mod.callback !== 'function') throw new TypeError('the mod has no callback method')
   function invoke (req, res, ctx, next) {
-    const handle = api.callWithArguments(mod.callback, mod, req, res, ctx, next, null)
+    const handle = api.callMod(mod, req, res, ctx, next)
     if (typeof handle !== 'function') throw new TypeError(entry.name + ': callback() did not return a function')
     handle()
   }

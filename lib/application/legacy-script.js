@@ -12,14 +12,15 @@ const { compileLegacyScript } = require('./compile')
  * @returns {{name: string, invoke: (req, res, ctx, next) => void}}
  */
 function createLegacyScriptLink (source, file, env, api) {
-  const { run } = compileLegacyScript(source, file, env)
+  const { run, uses } = compileLegacyScript(source, file, env)
+  const callScript = api.scriptCaller(run, uses)
   function invoke (req, res, ctx, next) {
     // Called when the body ends without `return`: SVR.JS then continues the
     // chain itself unless the script took that over.
     function fellThrough (disabled) {
       if (!disabled) next()
     }
-    api.callWithArguments(run, undefined, req, res, ctx, next, fellThrough)
+    callScript(req, res, ctx, next, fellThrough)
   }
   return { name: 'serverSideScript.js', invoke }
 }

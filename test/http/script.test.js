@@ -188,6 +188,25 @@ describe('serverSideScript.js (SVR.JS form)', () => {
     assert.deepEqual(names.types, Array(8).fill('function'))
   })
 
+  // svr makes per request only the values a script's text names (an
+  // optimisation, lib/application/used-names.js); one that reaches them
+  // without naming them must still get all of them.
+  it('should hand every value to a script that reaches them through eval, arguments or an escaped name', async (t) => {
+    const script = [
+      "if (href === '/eval') { eval('redirect')('/target', true); return }",
+      // responseEnd is the 4th name, uobject the 7th.
+      "if (href === '/arguments') { arguments[3](arguments[6].query.q); return }",
+      "if (href === '/escaped.TXT') { res.end(\\u0065xt + ' ' + typeof \\u0063heckHref); return }"
+    ].join('\n')
+    const files = { '.head': '<h>', '.foot': '</h>' }
+    const { svr } = await siteWithScript(t, script, {}, files)
+    const moved = await request(svr.port, '/eval')
+    assert.equal(moved.status, 302, moved.body + svr.output)
+    assert.equal(moved.headers.location, '/target')
+    assert.equal((await request(svr.port, '/arguments?q=seen')).body, '<h>seen</h>')
+    assert.equal((await request(svr.port, '/escaped.TXT')).body, 'txt function')
+  })
+
   it('should resolve require() beside the script and name it with the right line in stack traces', async (t) => {
     const script = "const helper = require('./lib/helper')\nif (href === '/helper') { res.end(helper()); return }\nif (href === '/throw') {\n  null.boom()\n}\n"
     const site = await makeSite(t, { workers: 1, stackHidden: false })

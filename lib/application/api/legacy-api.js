@@ -8,10 +8,11 @@ const { headerObject } = require('../../pipeline/request/custom-headers')
 
 /**
  * Everything per worker that the SVR.JS names need, worked out once; the
- * returned `callWithArguments` calls a mod or the script with a request's.
+ * returned `callMod` and `scriptCaller` call a mod or the script with a
+ * request's.
  * @param {object} options runtime options
  * @param {object} shared per-worker services
- * @returns {{callWithArguments: Function, configJSON: object, serverconsole: object, chrome: object}}
+ * @returns {{callMod: Function, scriptCaller: Function, configJSON: object, serverconsole: object, chrome: object}}
  */
 function createLegacyApi (options, shared) {
   const { config } = options
@@ -21,48 +22,90 @@ function createLegacyApi (options, shared) {
   const parsePostDataFor = createPostDataParser(options, shared)
 
   /**
-   * Call `fn` with the SVR.JS arguments of a request: a mod's callback with
-   * the 22 positional ones, the compiled script (fellThrough given) with the
-   * helpers SVR.JS declared inside its function too. Listed in the call
-   * rather than spread from an array, so that a request makes no argument
-   * lists, only the functions bound to it.
-   * @param {Function} fn
-   * @param {object|undefined} self `this` of the call (the mod)
-   * @param {Function|null} fellThrough the script's epilogue; null for a mod
+   * Call a mod's callback with the 22 positional SVR.JS arguments of a
+   * request, listed in the call rather than spread from an array, so that a
+   * request makes no argument lists, only the functions bound to it.
+   * @param {{callback: Function}} mod `this` of the call
    */
-  function callWithArguments (fn, self, req, res, ctx, elseCallback, fellThrough) {
-    const { respond } = shared
-    function responseEnd (body) {
-      res.end(chrome.head + body + chrome.foot)
-    }
-    function callServerError (code, extName, stack, headers) {
-      const extra = errorArguments(extName, stack, headers)
-      respond.sendError(ctx, code, extra)
-    }
-    function redirect (destination, isTemporary, keepMethod, headers) {
-      const status = isTemporary ? (keepMethod ? 307 : 302) : (keepMethod ? 308 : 301)
-      if (headers) setHeaders(res, headers)
-      respond.redirect(ctx, destination, status)
-    }
-    function getCustomHeaders () {
-      return headerObject(ctx.site.headers, req.url)
-    }
+  function callMod (mod, req, res, ctx, elseCallback) {
     const href = ctx.pathname
-    const uobject = legacyUrlObject(req, ctx)
-    const parsePostData = parsePostDataFor(req, res, ctx)
-    if (fellThrough === null) {
-      return fn.call(self, req, res, serverconsole, responseEnd, href, extensionOf(href), uobject, ctx.search,
-        'index.html', configJSON.users, config.page404, chrome.head, chrome.foot, '', elseCallback, configJSON,
-        callServerError, getCustomHeaders, ctx.origHref, redirect, parsePostData, ctx.authUser)
-    }
-    const hostname = ctx.hostname
-    return fn(req, res, serverconsole, responseEnd, href, extensionOf(href), uobject, ctx.search,
-      'index.html', configJSON.users, config.page404, chrome.head, chrome.foot, '', elseCallback, configJSON,
-      callServerError, getCustomHeaders, ctx.origHref, redirect, parsePostData, ctx.authUser,
-      filterHeaders, (pattern) => checkHostname(pattern, hostname), (candidate) => candidate === href, false, fellThrough)
+    return mod.callback(req, res, serverconsole, responseEndFor(res, chrome), href, extensionOf(href),
+      legacyUrlObject(req, ctx), ctx.search, 'index.html', configJSON.users, config.page404, chrome.head,
+      chrome.foot, '', elseCallback, configJSON, callServerErrorFor(ctx, shared), getCustomHeadersFor(req, ctx),
+      ctx.origHref, redirectFor(res, ctx, shared), parsePostDataFor(req, res, ctx), ctx.authUser)
   }
 
-  return { callWithArguments, configJSON, serverconsole, chrome }
+  /**
+   * The call of a compiled serverSideScript.js (lib/application/compile.js)
+   * with a request's SVR.JS names and the helpers SVR.JS declared inside
+   * its function. A value that must be made for the request (a bound
+   * function, the URL object, the extension) is made only when `uses`, the
+   * names the script's text can refer to, holds its name: a script sees
+   * every value it names, and one that names few makes few per request.
+   * @param {Function} run
+   * @param {Set<string>} uses
+   * @returns {(req, res, ctx, elseCallback, fellThrough: Function) => unknown}
+   */
+  function scriptCaller (run, uses) {
+    const wantsResponseEnd = uses.has('responseEnd')
+    const wantsExt = uses.has('ext')
+    const wantsUobject = uses.has('uobject')
+    const wantsCallServerError = uses.has('callServerError')
+    const wantsGetCustomHeaders = uses.has('getCustomHeaders')
+    const wantsRedirect = uses.has('redirect')
+    const wantsParsePostData = uses.has('parsePostData')
+    const wantsCheckHostname = uses.has('checkHostname')
+    const wantsCheckHref = uses.has('checkHref')
+    return function callScript (req, res, ctx, elseCallback, fellThrough) {
+      const href = ctx.pathname
+      return run(req, res, serverconsole,
+        wantsResponseEnd ? responseEndFor(res, chrome) : undefined,
+        href,
+        wantsExt ? extensionOf(href) : undefined,
+        wantsUobject ? legacyUrlObject(req, ctx) : undefined,
+        ctx.search, 'index.html', configJSON.users, config.page404, chrome.head, chrome.foot, '', elseCallback,
+        configJSON,
+        wantsCallServerError ? callServerErrorFor(ctx, shared) : undefined,
+        wantsGetCustomHeaders ? getCustomHeadersFor(req, ctx) : undefined,
+        ctx.origHref,
+        wantsRedirect ? redirectFor(res, ctx, shared) : undefined,
+        wantsParsePostData ? parsePostDataFor(req, res, ctx) : undefined,
+        ctx.authUser,
+        filterHeaders,
+        wantsCheckHostname ? checkHostnameFor(ctx.hostname) : undefined,
+        wantsCheckHref ? checkHrefFor(href) : undefined,
+        false, fellThrough)
+    }
+  }
+
+  return { callMod, scriptCaller, configJSON, serverconsole, chrome }
+}
+
+// The functions bound to a request that SVR.JS hands out, made per request.
+function responseEndFor (res, chrome) {
+  return function responseEnd (body) {
+    res.end(chrome.head + body + chrome.foot)
+  }
+}
+
+function callServerErrorFor (ctx, shared) {
+  return function callServerError (code, extName, stack, headers) {
+    shared.respond.sendError(ctx, code, errorArguments(extName, stack, headers))
+  }
+}
+
+function redirectFor (res, ctx, shared) {
+  return function redirect (destination, isTemporary, keepMethod, headers) {
+    const status = isTemporary ? (keepMethod ? 307 : 302) : (keepMethod ? 308 : 301)
+    if (headers) setHeaders(res, headers)
+    shared.respond.redirect(ctx, destination, status)
+  }
+}
+
+function getCustomHeadersFor (req, ctx) {
+  return function getCustomHeaders () {
+    return headerObject(ctx.site.headers, req.url)
+  }
 }
 
 /**
@@ -129,9 +172,18 @@ function filterHeaders (headers) {
   return filtered
 }
 
-function checkHostname (pattern, hostname) {
-  const matcher = compileHostMatcher(pattern)
-  return matcher === null || matcher(hostname)
+// SVR.JS's `checkHostname(pattern)` and `checkHref(candidate)`, bound to a request.
+function checkHostnameFor (hostname) {
+  return function checkHostname (pattern) {
+    const matcher = compileHostMatcher(pattern)
+    return matcher === null || matcher(hostname)
+  }
+}
+
+function checkHrefFor (href) {
+  return function checkHref (candidate) {
+    return candidate === href
+  }
 }
 
 module.exports = { LEGACY_NAMES, createLegacyApi, errorArguments, extensionOf, filterHeaders }
