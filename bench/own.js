@@ -236,4 +236,4 @@ function progressLine (row) {
   return `bench: ${row.workload.name}: ${parts.join('; ')}; svr's own ${fixed(own.ownUs)} µs/req${against}`
 }
 
-module.exports = { measureOwn, OWN_WORKLOADS }
+module.exports = { measureOwn, ownConfigs, recordAnswers, OWN_WORKLOADS }

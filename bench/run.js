@@ -5,6 +5,7 @@
 // npm run bench -- --against DIR   (also: another checkout of svr, e.g. a build of an earlier main)
 // npm run bench -- --tls [--quick] [--only NAME[,NAME]] [--out FILE]
 // npm run bench -- --own [--quick] [--only NAME[,NAME]] [--against DIR] [--rounds N] [--out FILE]
+// npm run bench -- --own --count [--quick] [--only NAME[,NAME]] [--against DIR] [--out FILE]
 //
 // svr side by side with a bare Node cluster, nginx and Caddy in the same run,
 // targets alternating (A B A B) so that drift of the machine cancels out;
@@ -36,6 +37,10 @@
 // and with --against DIR the same of that checkout's svr, into the
 // section "svr's own CPU per request". Its smoke run writes only to a file
 // named with --out.
+// --own --count counts instead of timing (bench/count.js): the main
+// thread's instructions per request of svr, the replay and --against's
+// svr, each in one process under valgrind, into the section "svr's own
+// instructions per request".
 // --rounds N measures each target in N rounds (3 unless told; 2 for the
 // curves) and shows the run with the median CPU per request.
 
@@ -54,6 +59,8 @@ const { measureTls, renderTls, TLS_WORKLOADS, TLS_HEADING } = require('./tls')
 const { spliceSection, sectionOf } = require('./sections')
 const { measureOwn, OWN_WORKLOADS } = require('./own')
 const { renderOwn, OWN_HEADING } = require('./own-report')
+const { measureCounts, countPlan } = require('./count')
+const { renderCounts, COUNT_HEADING } = require('./count-report')
 const { expectCacheHits } = require('./cache-hit')
 const { expectStoreConnected } = require('./store-connected')
 const { keysUnknownTo } = require('./against')
@@ -234,13 +241,14 @@ function againstCaddy (name, label, goal = null) {
 const LIMITS = { rssMb: 60, startMs: 1000 }
 
 function parseArgs (argv) {
-  const args = { quick: false, curves: false, tls: false, own: false, only: null, profile: null, against: null, rounds: null, out: path.join(__dirname, 'results.md'), outNamed: false }
+  const args = { quick: false, curves: false, tls: false, own: false, count: false, only: null, profile: null, against: null, rounds: null, out: path.join(__dirname, 'results.md'), outNamed: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--quick') args.quick = true
     else if (arg === '--curves') args.curves = true
     else if (arg === '--tls') args.tls = true
     else if (arg === '--own') args.own = true
+    else if (arg === '--count') args.count = true
     else if (arg === '--only') args.only = new Set(argv[++i].split(','))
     else if (arg === '--profile') args.profile = argv[++i]
     else if (arg === '--out') {
@@ -248,8 +256,9 @@ function parseArgs (argv) {
       args.outNamed = true
     } else if (arg === '--against') args.against = path.resolve(argv[++i])
     else if (arg === '--rounds') args.rounds = roundsOf(argv[++i])
-    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --tls, --own, --only a,b, --profile NAME, --against DIR, --rounds N, --out FILE)')
+    else throw new Error('unknown argument ' + arg + ' (known: --quick, --curves, --tls, --own, --count, --only a,b, --profile NAME, --against DIR, --rounds N, --out FILE)')
   }
+  if (args.count && !args.own) throw new Error('--count goes with --own')
   return args
 }
 
@@ -285,6 +294,7 @@ async function main () {
     const site = await createSite(dir, upstream.port)
     if (args.curves) return await runCurves({ args, site, dir, tool })
     if (args.tls) return await runTls({ args, site, dir })
+    if (args.count) return await runCount({ args, site, dir })
     if (args.own) return await runOwn({ args, site, dir })
     if (args.profile !== null) {
       const workload = WORKLOADS.find((w) => w.name === args.profile)
@@ -334,7 +344,7 @@ async function main () {
       const curves = curvesSection(previous)
       let text = curves === '' ? markdown : spliceCurves(markdown, curves)
       // The sections other runs write stay as they were.
-      for (const heading of [TLS_HEADING, OWN_HEADING]) {
+      for (const heading of [TLS_HEADING, OWN_HEADING, COUNT_HEADING]) {
         const section = sectionOf(previous, heading)
         if (section !== '') text = spliceSection(text, heading, section)
       }
@@ -406,6 +416,21 @@ async function runOwn ({ args, site, dir }) {
   console.log(section)
   if (!args.quick || args.outNamed) {
     await fs.writeFile(args.out, spliceSection(await readOptional(args.out), OWN_HEADING, section))
+    console.log('wrote ' + path.relative(process.cwd(), args.out))
+  }
+}
+
+async function runCount ({ args, site, dir }) {
+  const unknown = [...(args.only || [])].filter((name) => !OWN_WORKLOADS.some((w) => w.name === name))
+  if (unknown.length > 0) throw new Error('no --own workload ' + unknown.join(', ') + '; known: ' + OWN_WORKLOADS.map((w) => w.name).join(', '))
+  const against = args.against === null ? null : { dir: args.against, ...await againstVariant(args.against) }
+  const begun = Date.now()
+  const rows = await measureCounts({ site, dir, quick: args.quick, only: args.only, against })
+  console.error(`bench: instructions per request counted in ${((Date.now() - begun) / 1000).toFixed(0)} s`)
+  const section = renderCounts(rows, { ...machineFacts(), plan: countPlan(args.quick), against })
+  console.log(section)
+  if (!args.quick || args.outNamed) {
+    await fs.writeFile(args.out, spliceSection(await readOptional(args.out), COUNT_HEADING, section))
     console.log('wrote ' + path.relative(process.cwd(), args.out))
   }
 }

@@ -484,4 +484,4 @@ async function startBareReplay (dir, answersFile, tls = null) {
   return { name, port, proc, pid: child.pid }
 }
 
-module.exports = { startSvr, startBare, startBareProxy, startBareH2, startBareReplay, startUpstream, startRedis, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, measuredRun, hasCommand, sleep }
+module.exports = { track, startSvr, startBare, startBareProxy, startBareH2, startBareReplay, startUpstream, startRedis, startNginx, startCaddy, caddyfile, stop, stopAll, rssMb, treeCpuSeconds, measuredRun, hasCommand, sleep }

@@ -17,7 +17,7 @@ const TIMEOUT_MS = 100000
  * Run the harness; past the timeout it gets SIGINT, on which it stops the
  * servers it started, and SIGKILL if it is still there 10 s later.
  */
-function runBench (args, env = {}) {
+function runBench (args, env = {}, timeoutMs = TIMEOUT_MS) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join('bench', 'run.js'), ...args], {
       cwd: ROOT,
@@ -32,12 +32,12 @@ function runBench (args, env = {}) {
     const timer = setTimeout(() => {
       child.kill('SIGINT')
       killer = setTimeout(() => child.kill('SIGKILL'), 10000)
-    }, TIMEOUT_MS)
+    }, timeoutMs)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       clearTimeout(killer)
-      if (killer !== null) return reject(new Error(`bench/run.js took over ${TIMEOUT_MS} ms:\n${stderr}`))
+      if (killer !== null) return reject(new Error(`bench/run.js took over ${timeoutMs} ms:\n${stderr}`))
       resolve({ code, signal, stdout, stderr })
     })
   })

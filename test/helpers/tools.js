@@ -30,6 +30,8 @@ const TOOLS = {
   script: 'bsdutils',
   strace: 'strace',
   h2load: 'nghttp2-client',
+  valgrind: 'valgrind',
+  callgrind_control: 'valgrind',
   'redis-server': 'redis-server',
   'redis-sentinel': 'redis-sentinel',
   knotd: 'knot',

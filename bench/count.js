@@ -1,0 +1,199 @@
+'use strict'
+
+// `npm run bench -- --own --count`: svr's own work per request counted in
+// instructions instead of timed. The timed yardstick (bench/own.js) moves
+// with the machine's load by as much as what is left to take off; the
+// number of instructions a process executes does not. Each target runs in
+// one process under valgrind's callgrind: svr `--single-threaded`, the
+// replay of its answers (bench/bare-replay.js) with BENCH_SINGLE=1, and
+// with --against the other checkout's svr. Instrumentation is switched on
+// once the process listens, a warm-up load lets V8 optimise what it will,
+// the counters are zeroed, and the main thread's instructions over a
+// counted load are read. V8's helper threads (compilers, concurrent
+// marking) and the kernel's share of system calls are not counted.
+
+const { spawn, execFile } = require('node:child_process')
+const fs = require('node:fs')
+const fsp = require('node:fs/promises')
+const path = require('node:path')
+const { track, startSvr, stop, hasCommand, sleep } = require('./targets')
+const { freePort } = require('../test/helpers/tools')
+const { makeCertificate } = require('./tls')
+const { OWN_WORKLOADS, ownConfigs, recordAnswers } = require('./own')
+
+const BARE_REPLAY = path.join(__dirname, 'bare-replay.js')
+const LISTENING = /listening on https?:\/\/127\.0\.0\.1:(\d+)/
+// Node starts about fifty times slower under valgrind.
+const START_TIMEOUT_MS = 240000
+// 15,000 requests of warm-up were enough for hello over HTTP/1.1 and too few
+// over TLS, where a run then caught V8 still optimising.
+const PLANS = {
+  full: { warm: 30000, counted: 8000 },
+  quick: { warm: 1500, counted: 500 }
+}
+// The stat cache keeps a file's stat this long. Valgrind slows a process
+// about fifty times, so at the default of 1 s most requests would take the
+// path that stats the file, which at full speed one in hundreds takes.
+const COUNT_OVERRIDES = { fileCacheTtl: 600000 }
+
+function countPlan (quick) {
+  return quick ? PLANS.quick : PLANS.full
+}
+
+/**
+ * Count svr's, the replay's and the against svr's main-thread instructions
+ * per request for each workload.
+ * @param {{site: object, dir: string, quick: boolean, only: Set<string>|null, against: {svr: string, config: object}|null}} run
+ * @returns {Promise<object[]>} per workload: workload, svr, baseline, against (instructions per request, or null)
+ */
+async function measureCounts ({ site, dir, quick, only, against = null }) {
+  const missing = []
+  for (const tool of ['valgrind', 'callgrind_control', 'h2load']) if (!await hasCommand(tool)) missing.push(tool)
+  if (missing.length > 0) throw new Error('--count needs ' + missing.join(', ') + ' (apt-get install valgrind nghttp2-client)')
+  const plan = countPlan(quick)
+  const workloads = OWN_WORKLOADS.filter((w) => only === null || only.has(w.name))
+  const schemes = [...new Set(workloads.map((w) => w.scheme))]
+  const tls = schemes.includes('https') ? await makeCertificate(dir) : null
+  const configs = await ownConfigs(site, dir, tls, against)
+  const rows = new Map(workloads.map((w) => [w.name, { workload: w, svr: null, baseline: null, against: null }]))
+  for (const scheme of schemes) {
+    const ofScheme = workloads.filter((w) => w.scheme === scheme)
+    const answers = await recordedAnswers(site, dir, scheme, configs.svr[scheme], ofScheme)
+    const targets = [
+      { side: 'svr', args: [path.join(__dirname, '..', 'svr.js'), '--single-threaded', '--config', await countConfig(configs.svr[scheme])] },
+      { side: 'baseline', args: [BARE_REPLAY, 'PORT', answers, ...(tls === null || scheme === 'http' ? [] : [tls.cert, tls.key])], env: { BENCH_SINGLE: '1' } }
+    ]
+    if (against !== null) {
+      targets.push({ side: 'against', args: [against.svr, '--single-threaded', '--config', await countConfig(configs.against[scheme], against.config)] })
+    }
+    for (const target of targets) {
+      const counts = await countTarget(target, scheme, ofScheme, plan, dir)
+      for (const [name, perRequest] of counts) rows.get(name)[target.side] = perRequest
+    }
+  }
+  return [...rows.values()]
+}
+
+// svr's answers to the workloads' paths, recorded from a normal svr, for
+// the replay to send.
+async function recordedAnswers (site, dir, scheme, configFile, workloads) {
+  const svr = await startSvr(site, dir, { name: 'svr ' + scheme + ' (recording)', configFile, ...(scheme === 'https' ? { scheme, ready: '/1k.html' } : {}) })
+  try {
+    const file = path.join(dir, `count-answers-${scheme}.json`)
+    await fsp.writeFile(file, JSON.stringify(await recordAnswers(workloads, svr), null, 2))
+    return file
+  } finally {
+    await stop(svr.proc)
+  }
+}
+
+// A copy of a config with the count's overrides; a key the build does not
+// know (`unknown` has it) is left out.
+async function countConfig (file, unknown = {}) {
+  const config = { ...JSON.parse(await fsp.readFile(file, 'utf8')), ...COUNT_OVERRIDES }
+  for (const key of Object.keys(unknown)) delete config[key]
+  const counted = file.replace(/\.json$/, '') + '-count.json'
+  await fsp.writeFile(counted, JSON.stringify(config, null, 2))
+  return counted
+}
+
+/**
+ * One target under callgrind: started, then for each workload warmed up,
+ * zeroed and counted.
+ * @returns {Promise<Map<string, number>>} workload name → instructions per request
+ */
+async function countTarget (target, scheme, workloads, plan, dir) {
+  const port = target.args.includes('PORT') ? await freePort() : null
+  const args = target.args.map((arg) => arg === 'PORT' ? String(port) : arg)
+  const logFile = path.join(dir, `count-${target.side}-${scheme}.log`)
+  const out = fs.openSync(logFile, 'w')
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${path.join(dir, 'callgrind.out.%p')}`,
+    process.execPath, ...args], { stdio: ['ignore', out, out], env: { ...process.env, ...target.env } })
+  fs.closeSync(out)
+  // Tracked, so that the bench's Ctrl-C stops it too.
+  const proc = track(child, `${target.side} ${scheme} under callgrind`)
+  const counts = new Map()
+  try {
+    const listening = await waitForListening(logFile, proc.exited)
+    const base = `${scheme}://127.0.0.1:${port ?? listening}`
+    await control(['-i', 'on', String(child.pid)])
+    for (const workload of workloads) {
+      await h2load(workload, base, plan.warm)
+      await control(['-z', String(child.pid)])
+      const done = await h2load(workload, base, plan.counted)
+      const instructions = mainThreadInstructions(await control(['-e', 'Ir', String(child.pid)]))
+      counts.set(workload.name, Math.round(instructions / done))
+      console.error(`bench: count: ${workload.name}: ${target.side} ${counts.get(workload.name)} instructions a request (${done} requests)`)
+    }
+  } finally {
+    await stop(proc)
+  }
+  return counts
+}
+
+async function waitForListening (logFile, exited) {
+  let gone = false
+  exited.then(() => { gone = true })
+  const deadline = Date.now() + START_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    const text = await fsp.readFile(logFile, 'utf8')
+    const match = text.match(LISTENING)
+    if (match) return Number(match[1])
+    if (gone) throw new Error('a counted target exited before listening:\n' + text)
+    await sleep(200)
+  }
+  throw new Error(`a counted target did not listen within ${START_TIMEOUT_MS} ms`)
+}
+
+/**
+ * The main thread's instructions in `callgrind_control -e Ir` output:
+ * the "Th 1" line of a process with several threads, else the totals.
+ * @param {string} text
+ * @returns {number}
+ */
+function mainThreadInstructions (text) {
+  const thread = text.match(/^\s*Th 1\s+([\d,]+)/m)
+  const totals = text.match(/^\s*Totals:\s+([\d,]+)\s*$/m)
+  const found = thread || totals
+  if (found === null) throw new Error('no instruction count in callgrind_control output:\n' + text)
+  return Number(found[1].replace(/,/g, ''))
+}
+
+// A load of `requests` requests over 10 connections (10 streams each over
+// HTTP/2); resolves to the number answered, every one with the workload's
+// class of status (h2load counts a 404 as failed, not as errored).
+function h2load (workload, base, requests) {
+  const url = base + workload.path
+  const args = workload.load === 'h2load' ? ['-c10', '-m10', '-n', String(requests), url] : ['--h1', '-c10', '-n', String(requests), url]
+  return new Promise((resolve, reject) => {
+    execFile('h2load', args, { maxBuffer: 1 << 20 }, (err, stdout) => {
+      if (err) return reject(err)
+      const answered = answeredWith(stdout, workload.status)
+      if (answered === 0) return reject(new Error(`h2load got no ${workload.status} answer from ${url}:\n${stdout}`))
+      resolve(answered)
+    })
+  })
+}
+
+/**
+ * Requests of an h2load run answered with the class of `status`, or 0
+ * unless every request done was.
+ * @param {string} stdout h2load's report
+ * @param {number} status
+ * @returns {number}
+ */
+function answeredWith (stdout, status) {
+  const done = stdout.match(/^requests: .* (\d+) done,/m)
+  const codes = stdout.match(/^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/m)
+  if (done === null || codes === null) return 0
+  const ofClass = Number(codes[Math.floor(status / 100) - 1])
+  return ofClass === Number(done[1]) ? ofClass : 0
+}
+
+function control (args) {
+  return new Promise((resolve, reject) => {
+    execFile('callgrind_control', args, (err, stdout) => err ? reject(err) : resolve(stdout))
+  })
+}
+
+module.exports = { measureCounts, countPlan, mainThreadInstructions, answeredWith }
