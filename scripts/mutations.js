@@ -330,5 +330,6 @@ module.exports = [
   require('./mutations/fleet'),
   require('./mutations/dispatch'),
   require('./mutations/request-fields'),
-  require('./mutations/regexes')
+  require('./mutations/regexes'),
+  require('./mutations/script-values')
 )
