@@ -61,7 +61,7 @@ async function measureCounts ({ site, dir, quick, only, against = null }) {
     const answers = await recordedAnswers(site, dir, scheme, configs.svr[scheme], ofScheme)
     const targets = [
       { side: 'svr', args: [path.join(__dirname, '..', 'svr.js'), '--single-threaded', '--config', await countConfig(configs.svr[scheme])] },
-      { side: 'baseline', args: [BARE_REPLAY, 'PORT', answers, ...(tls === null || scheme === 'http' ? [] : [tls.cert, tls.key])], env: { BENCH_SINGLE: '1' } }
+      { side: 'baseline', args: [BARE_REPLAY, 'PORT', answers, ...(scheme === 'https' ? [tls.cert, tls.key] : [])], env: { BENCH_SINGLE: '1' } }
     ]
     if (against !== null) {
       targets.push({ side: 'against', args: [against.svr, '--single-threaded', '--config', await countConfig(configs.against[scheme], against.config)] })

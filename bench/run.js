@@ -392,8 +392,7 @@ async function runTls ({ args, site, dir }) {
   const section = renderTls(rows, { plan, date: machineFacts().date })
   console.log(section)
   if (!args.quick) {
-    await fs.writeFile(args.out, spliceSection(await readOptional(args.out), TLS_HEADING, section))
-    console.log('wrote ' + path.relative(process.cwd(), args.out))
+    await putSection(args.out, TLS_HEADING, section)
   }
 }
 
@@ -403,8 +402,7 @@ async function runTls ({ args, site, dir }) {
  * the writing.
  */
 async function runOwn ({ args, site, dir }) {
-  const unknown = [...(args.only || [])].filter((name) => !OWN_WORKLOADS.some((w) => w.name === name))
-  if (unknown.length > 0) throw new Error('no --own workload ' + unknown.join(', ') + '; known: ' + OWN_WORKLOADS.map((w) => w.name).join(', '))
+  checkOwnWorkloads(args.only)
   // A few seconds of warm-up even in a smoke run: a cold worker's CPU per
   // request is mostly V8 compiling, for svr and the replay unequally.
   const plan = args.quick ? { seconds: 2, warmup: 3, rounds: 1 } : { seconds: 5, warmup: WARMUP_MAX_S, rounds: args.rounds || 3 }
@@ -415,14 +413,12 @@ async function runOwn ({ args, site, dir }) {
   const section = renderOwn(rows, { ...machineFacts(), plan, against })
   console.log(section)
   if (!args.quick || args.outNamed) {
-    await fs.writeFile(args.out, spliceSection(await readOptional(args.out), OWN_HEADING, section))
-    console.log('wrote ' + path.relative(process.cwd(), args.out))
+    await putSection(args.out, OWN_HEADING, section)
   }
 }
 
 async function runCount ({ args, site, dir }) {
-  const unknown = [...(args.only || [])].filter((name) => !OWN_WORKLOADS.some((w) => w.name === name))
-  if (unknown.length > 0) throw new Error('no --own workload ' + unknown.join(', ') + '; known: ' + OWN_WORKLOADS.map((w) => w.name).join(', '))
+  checkOwnWorkloads(args.only)
   const against = args.against === null ? null : { dir: args.against, ...await againstVariant(args.against) }
   const begun = Date.now()
   const rows = await measureCounts({ site, dir, quick: args.quick, only: args.only, against })
@@ -430,9 +426,20 @@ async function runCount ({ args, site, dir }) {
   const section = renderCounts(rows, { ...machineFacts(), plan: countPlan(args.quick), against })
   console.log(section)
   if (!args.quick || args.outNamed) {
-    await fs.writeFile(args.out, spliceSection(await readOptional(args.out), COUNT_HEADING, section))
-    console.log('wrote ' + path.relative(process.cwd(), args.out))
+    await putSection(args.out, COUNT_HEADING, section)
   }
+}
+
+// --only names for --own and --own --count.
+function checkOwnWorkloads (only) {
+  const unknown = [...(only || [])].filter((name) => !OWN_WORKLOADS.some((w) => w.name === name))
+  if (unknown.length > 0) throw new Error('no --own workload ' + unknown.join(', ') + '; known: ' + OWN_WORKLOADS.map((w) => w.name).join(', '))
+}
+
+// A section of a separate run into the results file, the rest kept.
+async function putSection (file, heading, section) {
+  await fs.writeFile(file, spliceSection(await readOptional(file), heading, section))
+  console.log('wrote ' + path.relative(process.cwd(), file))
 }
 
 async function readOptional (file) {
