@@ -23,33 +23,51 @@ function countsOf (row) {
  * @returns {string} markdown
  */
 function renderCounts (rows, { date, cpu, node, plan, against }) {
-  const more = against === null ? [] : ['against', 'against\'s own', 'own / against\'s own']
   const lines = [
     HEADING,
     '',
     `${date} · ${cpu} · Node ${node} · each target in one process under callgrind, ${count(plan.warm)} requests of ` +
       `warm-up, then ${count(plan.counted)} counted, over 10 connections (10 streams each over HTTP/2)`,
     '',
-    '| ' + ['workload', 'svr', 'baseline', 'svr\'s own', ...more].join(' | ') + ' |',
-    '|---|' + '---:|'.repeat(3 + more.length)
-  ]
-  for (const row of rows) {
-    const { own, againstOwn, ratio } = countsOf(row)
-    const cells = [countedWhat(row.workload.what), count(row.svr), count(row.baseline), count(own)]
-    if (against !== null) cells.push(count(row.against), count(againstOwn), ratio === null ? 'n/a' : ratio.toFixed(2))
-    lines.push('| ' + cells.join(' | ') + ' |')
-  }
-  lines.push(
+    ...countTable(rows, (row) => row, against),
     '',
     'Instructions a request executed by the main thread (valgrind\'s callgrind; what the machine\'s load does ' +
       'not change): svr `--single-threaded`, and bench/bare-replay.js in one process (BENCH_SINGLE=1) sending ' +
       'svr\'s recorded answers. svr\'s own = svr − baseline. `fileCacheTtl` is raised to 600 s for the count, ' +
       'since valgrind slows a process about fifty times and would otherwise send most requests through the ' +
       'stat the cache spares at full speed. Not counted: V8\'s helper threads, the kernel\'s share of system ' +
-      'calls, and what cache misses cost, which the timed section above does include.'
-  )
+      'calls, and what cache misses cost, which the timed section above does include (the instruction ' +
+      'cache\'s misses are counted below).',
+    '',
+    '### Instruction-cache misses per request',
+    '',
+    ...countTable(rows, (row) => row.misses, against),
+    '',
+    'Misses of the first-level instruction cache by the same requests\' main thread, in callgrind\'s simulation ' +
+      'of this machine\'s cache. A request\'s path through Node, V8 and svr is larger than that cache, so almost ' +
+      'every line of code it runs is fetched again on every request: each function, builtin and inline cache ' +
+      'a request passes through costs misses, however few of its instructions it runs. What svr\'s own misses ' +
+      'cost is part of the timed own µs that its own instructions do not explain.'
+  ]
   if (against !== null) lines.push('', `against: ${against.label}, the same configs, counted the same way.`)
   return lines.join('\n') + '\n'
+}
+
+// A table of one count: `pick` gives a row's {svr, baseline, against}.
+function countTable (rows, pick, against) {
+  const more = against === null ? [] : ['against', 'against\'s own', 'own / against\'s own']
+  const lines = [
+    '| ' + ['workload', 'svr', 'baseline', 'svr\'s own', ...more].join(' | ') + ' |',
+    '|---|' + '---:|'.repeat(3 + more.length)
+  ]
+  for (const row of rows) {
+    const counted = pick(row)
+    const { own, againstOwn, ratio } = countsOf(counted)
+    const cells = [countedWhat(row.workload.what), count(counted.svr), count(counted.baseline), count(own)]
+    if (against !== null) cells.push(count(counted.against), count(againstOwn), ratio === null ? 'n/a' : ratio.toFixed(2))
+    lines.push('| ' + cells.join(' | ') + ' |')
+  }
+  return lines
 }
 
 // The workload without the timed load's tool: the count has its own.

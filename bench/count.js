@@ -11,6 +11,13 @@
 // the counters are zeroed, and the main thread's instructions over a
 // counted load are read. V8's helper threads (compilers, concurrent
 // marking) and the kernel's share of system calls are not counted.
+//
+// Callgrind also simulates the first-level instruction cache (the
+// machine's geometry, 32 KiB on the AMD and Intel machines of the bench):
+// a request's path through Node, V8 and svr is larger than that cache, so
+// nearly every cache line of code it runs is fetched again on every
+// request, and the misses a request adds cost time that its instructions
+// do not show.
 
 const { spawn, execFile } = require('node:child_process')
 const fs = require('node:fs')
@@ -42,9 +49,10 @@ function countPlan (quick) {
 
 /**
  * Count svr's, the replay's and the against svr's main-thread instructions
- * per request for each workload.
+ * and instruction-cache misses per request for each workload.
  * @param {{site: object, dir: string, quick: boolean, only: Set<string>|null, against: {svr: string, config: object}|null}} run
- * @returns {Promise<object[]>} per workload: workload, svr, baseline, against (instructions per request, or null)
+ * @returns {Promise<object[]>} per workload: workload, svr, baseline, against (instructions per request, or
+ *   null), and misses: the same sides' instruction-cache misses per request
  */
 async function measureCounts ({ site, dir, quick, only, against = null }) {
   const missing = []
@@ -55,7 +63,9 @@ async function measureCounts ({ site, dir, quick, only, against = null }) {
   const schemes = [...new Set(workloads.map((w) => w.scheme))]
   const tls = schemes.includes('https') ? await makeCertificate(dir) : null
   const configs = await ownConfigs(site, dir, tls, against)
-  const rows = new Map(workloads.map((w) => [w.name, { workload: w, svr: null, baseline: null, against: null }]))
+  const rows = new Map(workloads.map((w) => [w.name, {
+    workload: w, svr: null, baseline: null, against: null, misses: { svr: null, baseline: null, against: null }
+  }]))
   for (const scheme of schemes) {
     const ofScheme = workloads.filter((w) => w.scheme === scheme)
     const answers = await recordedAnswers(site, dir, scheme, configs.svr[scheme], ofScheme)
@@ -68,7 +78,11 @@ async function measureCounts ({ site, dir, quick, only, against = null }) {
     }
     for (const target of targets) {
       const counts = await countTarget(target, scheme, ofScheme, plan, dir)
-      for (const [name, perRequest] of counts) rows.get(name)[target.side] = perRequest
+      for (const [name, perRequest] of counts) {
+        const row = rows.get(name)
+        row[target.side] = perRequest.instructions
+        row.misses[target.side] = perRequest.misses
+      }
     }
   }
   return [...rows.values()]
@@ -100,14 +114,14 @@ async function countConfig (file, unknown = {}) {
 /**
  * One target under callgrind: started, then for each workload warmed up,
  * zeroed and counted.
- * @returns {Promise<Map<string, number>>} workload name → instructions per request
+ * @returns {Promise<Map<string, {instructions: number, misses: number}>>} workload name → per request
  */
 async function countTarget (target, scheme, workloads, plan, dir) {
   const port = target.args.includes('PORT') ? await freePort() : null
   const args = target.args.map((arg) => arg === 'PORT' ? String(port) : arg)
   const logFile = path.join(dir, `count-${target.side}-${scheme}.log`)
   const out = fs.openSync(logFile, 'w')
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${path.join(dir, 'callgrind.out.%p')}`,
+  const child = spawn('valgrind', ['--tool=callgrind', '--cache-sim=yes', '--instr-atstart=no', `--callgrind-out-file=${path.join(dir, 'callgrind.out.%p')}`,
     process.execPath, ...args], { stdio: ['ignore', out, out], env: { ...process.env, ...target.env } })
   fs.closeSync(out)
   // Tracked, so that the bench's Ctrl-C stops it too.
@@ -121,9 +135,11 @@ async function countTarget (target, scheme, workloads, plan, dir) {
       await h2load(workload, base, plan.warm)
       await control(['-z', String(child.pid)])
       const done = await h2load(workload, base, plan.counted)
-      const instructions = mainThreadInstructions(await control(['-e', 'Ir', String(child.pid)]))
-      counts.set(workload.name, Math.round(instructions / done))
-      console.error(`bench: count: ${workload.name}: ${target.side} ${counts.get(workload.name)} instructions a request (${done} requests)`)
+      const events = mainThreadEvents(await control(['-e', 'Ir,I1mr', String(child.pid)]))
+      const perRequest = { instructions: Math.round(events.Ir / done), misses: Math.round(events.I1mr / done) }
+      counts.set(workload.name, perRequest)
+      console.error(`bench: count: ${workload.name}: ${target.side} ${perRequest.instructions} instructions and ` +
+        `${perRequest.misses} instruction-cache misses a request (${done} requests)`)
     }
   } finally {
     await stop(proc)
@@ -146,17 +162,23 @@ async function waitForListening (logFile, exited) {
 }
 
 /**
- * The main thread's instructions in `callgrind_control -e Ir` output:
- * the "Th 1" line of a process with several threads, else the totals.
+ * The main thread's counts in `callgrind_control -e A,B PID` output, by
+ * event name: the "Th 1" line of a process with several threads, else the
+ * totals, under the header line that names the events.
  * @param {string} text
- * @returns {number}
+ * @returns {Object<string, number>} e.g. {Ir: 647260973, I1mr: 20768823}
  */
-function mainThreadInstructions (text) {
-  const thread = text.match(/^\s*Th 1\s+([\d,]+)/m)
-  const totals = text.match(/^\s*Totals:\s+([\d,]+)\s*$/m)
-  const found = thread || totals
-  if (found === null) throw new Error('no instruction count in callgrind_control output:\n' + text)
-  return Number(found[1].replace(/,/g, ''))
+function mainThreadEvents (text) {
+  const lines = text.split('\n').map((line) => line.trim())
+  const header = lines.find((line) => /^Totals:(\s+[A-Za-z]\w*)+$/.test(line))
+  const counts = lines.find((line) => /^Th 1\s+\d/.test(line)) || lines.find((line) => /^Totals:\s+\d/.test(line))
+  if (header === undefined || counts === undefined) throw new Error('no count in callgrind_control output:\n' + text)
+  const names = header.split(/\s+/).slice(1)
+  const values = counts.replace(/^(Th 1|Totals:)/, '').trim().split(/\s+/)
+  if (values.length !== names.length) throw new Error('no count of every event in callgrind_control output:\n' + text)
+  const events = {}
+  names.forEach((name, i) => { events[name] = Number(values[i].replace(/,/g, '')) })
+  return events
 }
 
 // A load of `requests` requests over 10 connections (10 streams each over
@@ -196,4 +218,4 @@ function control (args) {
   })
 }
 
-module.exports = { measureCounts, countPlan, mainThreadInstructions, answeredWith }
+module.exports = { measureCounts, countPlan, mainThreadEvents, answeredWith }

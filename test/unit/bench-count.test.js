@@ -5,7 +5,7 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
-const { mainThreadInstructions, answeredWith } = require('../../bench/count')
+const { mainThreadEvents, answeredWith } = require('../../bench/count')
 const { countsOf, renderCounts } = require('../../bench/count-report')
 
 // What `callgrind_control -e Ir PID` printed for svr (valgrind 3.19).
@@ -24,22 +24,35 @@ sending command status internal to pid 41
   Totals:    1,234,567
 `
 
-describe('mainThreadInstructions(text)', () => {
+// `callgrind_control -e Ir,I1mr PID` of svr under --cache-sim=yes.
+const TWO_EVENTS = `PID 21547: /usr/bin/node /work/main/svr.js --single-threaded --config /tmp/c.json
+
+  Totals:          Ir       I1mr
+   Th 1  421,566,625 20,768,823
+   Th 3   10,527,890    301,210
+`
+
+describe('mainThreadEvents(text)', () => {
   it('should read the first thread\'s count of a process with several', () => {
-    assert.equal(mainThreadInstructions(SEVERAL_THREADS), 647260973)
+    assert.deepEqual(mainThreadEvents(SEVERAL_THREADS), { Ir: 647260973 })
   })
 
   it('should read the totals of a process with one thread', () => {
-    assert.equal(mainThreadInstructions(ONE_THREAD), 1234567)
+    assert.deepEqual(mainThreadEvents(ONE_THREAD), { Ir: 1234567 })
   })
 
   it('should not take thread 10 or 11 for thread 1', () => {
     const text = '  Totals: Ir\n   Th 11       5\n   Th 10       6\n   Th 1      7,000\n'
-    assert.equal(mainThreadInstructions(text), 7000)
+    assert.deepEqual(mainThreadEvents(text), { Ir: 7000 })
   })
 
-  it('should refuse output without a count', () => {
-    assert.throws(() => mainThreadInstructions('Error: callgrind_control: no callgrind run found\n'), /no instruction count/)
+  it('should name each count by the event over its column', () => {
+    assert.deepEqual(mainThreadEvents(TWO_EVENTS), { Ir: 421566625, I1mr: 20768823 })
+  })
+
+  it('should refuse output without a count, or with fewer counts than events', () => {
+    assert.throws(() => mainThreadEvents('Error: callgrind_control: no callgrind run found\n'), /no count/)
+    assert.throws(() => mainThreadEvents('  Totals:     Ir  I1mr\n   Th 1  300,427\n'), /no count of every event/)
   })
 })
 
@@ -61,12 +74,30 @@ describe('countsOf(row)', () => {
 describe('renderCounts(rows, facts)', () => {
   const facts = { date: '2026-12-07T00:00:00.000Z', cpu: 'AMD EPYC', node: 'v24.21.0', plan: { warm: 30000, counted: 8000 } }
   const rows = [
-    { workload: { what: 'hello world from serverSideScript.js (HTTP/1.1, `wrk -c50`)' }, svr: 80907, baseline: 73330, against: 107434 },
-    { workload: { what: 'static 1 KiB file (HTTP/2 over TLS, `h2load -c50 -m10 -D`)' }, svr: 169033, baseline: 135280, against: null }
+    {
+      workload: { what: 'hello world from serverSideScript.js (HTTP/1.1, `wrk -c50`)' },
+      svr: 80907,
+      baseline: 73330,
+      against: 107434,
+      misses: { svr: 4154, baseline: 3137, against: 4512 }
+    },
+    {
+      workload: { what: 'static 1 KiB file (HTTP/2 over TLS, `h2load -c50 -m10 -D`)' },
+      svr: 169033,
+      baseline: 135280,
+      against: null,
+      misses: { svr: 6010, baseline: 5020, against: null }
+    }
   ]
+  const MISSES = '### Instruction-cache misses per request'
 
-  function cells (text, what) {
-    const line = text.split('\n').find((l) => l.startsWith('| ' + what + ' |'))
+  // The cells of a workload's row in the instructions' table, or with
+  // `misses` in the instruction-cache misses' table.
+  function cells (text, what, misses = false) {
+    const at = text.indexOf(MISSES)
+    assert.notEqual(at, -1, `no misses table in:\n${text}`)
+    const table = misses ? text.slice(at) : text.slice(0, at)
+    const line = table.split('\n').find((l) => l.startsWith('| ' + what + ' |'))
     assert.ok(line, `no row "${what}" in:\n${text}`)
     return line.split('|').slice(1, -1).map((cell) => cell.trim())
   }
@@ -82,9 +113,17 @@ describe('renderCounts(rows, facts)', () => {
     assert.match(text, /against: svr at 2261906/)
   })
 
+  it('should give each workload its instruction-cache misses, own and ratio, in a table of their own', () => {
+    const text = renderCounts(rows, { ...facts, against: { label: 'svr at 2261906' } })
+    assert.deepEqual(cells(text, 'hello world from serverSideScript.js (HTTP/1.1)', true).slice(1),
+      ['4,154', '3,137', '1,017', '4,512', '1,375', '0.74'])
+    assert.deepEqual(cells(text, 'static 1 KiB file (HTTP/2 over TLS)', true).slice(1), ['6,010', '5,020', '990', 'n/a', 'n/a', 'n/a'])
+  })
+
   it('should leave out the against columns without an against side', () => {
     const text = renderCounts(rows, { ...facts, against: null })
     assert.deepEqual(cells(text, 'hello world from serverSideScript.js (HTTP/1.1)').slice(1), ['80,907', '73,330', '7,577'])
+    assert.deepEqual(cells(text, 'hello world from serverSideScript.js (HTTP/1.1)', true).slice(1), ['4,154', '3,137', '1,017'])
     assert.doesNotMatch(text, /against/)
   })
 })
