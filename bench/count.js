@@ -12,8 +12,8 @@
 // counted load are read. V8's helper threads (compilers, concurrent
 // marking) and the kernel's share of system calls are not counted.
 //
-// Callgrind also simulates the first-level instruction cache (the
-// machine's geometry, 32 KiB on the AMD and Intel machines of the bench):
+// Callgrind also simulates the first-level instruction cache, in the
+// machine's geometry (32 KiB, 8-way on the AMD EPYC of bench/results.md):
 // a request's path through Node, V8 and svr is larger than that cache, so
 // nearly every cache line of code it runs is fetched again on every
 // request, and the misses a request adds cost time that its instructions
