@@ -27,7 +27,8 @@ function renderCounts (rows, { date, cpu, node, plan, against }) {
     HEADING,
     '',
     `${date} · ${cpu} · Node ${node} · each target in one process under callgrind, ${count(plan.warm)} requests of ` +
-      `warm-up, then ${count(plan.counted)} counted, over 10 connections (10 streams each over HTTP/2)`,
+      `warm-up uninstrumented, ${count(plan.settle)} instrumented to settle the simulated caches, then ` +
+      `${count(plan.counted)} counted, over 10 connections (10 streams each over HTTP/2)`,
     '',
     ...countTable(rows, (row) => row, against),
     '',

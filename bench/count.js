@@ -6,10 +6,11 @@
 // number of instructions a process executes does not. Each target runs in
 // one process under valgrind's callgrind: svr `--single-threaded`, the
 // replay of its answers (bench/bare-replay.js) with BENCH_SINGLE=1, and
-// with --against the other checkout's svr. Instrumentation is switched on
-// once the process listens, a warm-up load lets V8 optimise what it will,
-// the counters are zeroed, and the main thread's instructions over a
-// counted load are read. V8's helper threads (compilers, concurrent
+// with --against the other checkout's svr. A warm-up load lets V8
+// optimise what it will, uninstrumented (callgrind then runs several times
+// faster); instrumentation is switched on, a short load settles the
+// simulated caches, the counters are zeroed, and the main thread's
+// instructions over a counted load are read. V8's helper threads (compilers, concurrent
 // marking) and the kernel's share of system calls are not counted.
 //
 // Callgrind also simulates the first-level instruction cache, in the
@@ -34,9 +35,11 @@ const LISTENING = /listening on https?:\/\/127\.0\.0\.1:(\d+)/
 const START_TIMEOUT_MS = 240000
 // 15,000 requests of warm-up were enough for hello over HTTP/1.1 and too few
 // over TLS, where a run then caught V8 still optimising.
+// `settle`: requests run instrumented before the counters are zeroed, so
+// that the counted ones find the simulated caches as a request leaves them.
 const PLANS = {
-  full: { warm: 30000, counted: 8000 },
-  quick: { warm: 1500, counted: 500 }
+  full: { warm: 30000, settle: 1000, counted: 8000 },
+  quick: { warm: 1500, settle: 100, counted: 500 }
 }
 // The stat cache keeps a file's stat this long. Valgrind slows a process
 // about fifty times, so at the default of 1 s most requests would take the
@@ -130,12 +133,15 @@ async function countTarget (target, scheme, workloads, plan, dir) {
   try {
     const listening = await waitForListening(logFile, proc.exited)
     const base = `${scheme}://127.0.0.1:${port ?? listening}`
-    await control(['-i', 'on', String(child.pid)])
+    const pid = String(child.pid)
     for (const workload of workloads) {
       await h2load(workload, base, plan.warm)
-      await control(['-z', String(child.pid)])
+      await control(['-i', 'on', pid])
+      await h2load(workload, base, plan.settle)
+      await control(['-z', pid])
       const done = await h2load(workload, base, plan.counted)
-      const events = mainThreadEvents(await control(['-e', 'Ir,I1mr', String(child.pid)]))
+      const events = mainThreadEvents(await control(['-e', 'Ir,I1mr', pid]))
+      await control(['-i', 'off', pid])
       const perRequest = { instructions: Math.round(events.Ir / done), misses: Math.round(events.I1mr / done) }
       counts.set(workload.name, perRequest)
       console.error(`bench: count: ${workload.name}: ${target.side} ${perRequest.instructions} instructions and ` +
