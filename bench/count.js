@@ -10,8 +10,9 @@
 // optimise what it will, uninstrumented (callgrind then runs several times
 // faster); instrumentation is switched on, a short load settles the
 // simulated caches, the counters are zeroed, and the main thread's
-// instructions over a counted load are read. V8's helper threads (compilers, concurrent
-// marking) and the kernel's share of system calls are not counted.
+// instructions over a counted load are read. V8's helper threads
+// (compilers, concurrent marking) and the kernel's share of system calls
+// are not counted.
 //
 // Callgrind also simulates the first-level instruction cache, in the
 // machine's geometry (32 KiB, 8-way on the AMD EPYC of bench/results.md):
