@@ -44,24 +44,29 @@ function runInRequestScope (request, fn, ...args) {
 }
 
 /**
- * Run fn in the request's scope for a caller that returns to Node as soon
- * as fn answers (returns true). With frames the scope is then left as it
- * is, for Node to end with the callback: one async context frame (a Map)
- * per request, where run makes a second to restore the one before. When fn
- * returns anything else or throws, the caller goes on with svr's own work,
- * so the frame before is restored first, as run does.
+ * Run fn(a, b, c) in the request's scope for a caller that returns to Node
+ * as soon as fn answers (returns true). With frames the scope is then left
+ * as it is, for Node to end with the callback: one async context frame (a
+ * Map) per request, where run makes a second to restore the one before.
+ * When fn returns anything else or throws, the caller goes on with svr's
+ * own work, so the frame before is restored first, as run does. Its one
+ * caller (the pipeline) passes three arguments, named here rather than
+ * gathered: a rest parameter and a spread call cost every request an array
+ * and a call through it.
  * @param {{req: object, res: object, ctx: object}} request
- * @param {Function} fn
- * @param {...any} args
+ * @param {(a: any, b: any, c: any) => any} fn
+ * @param {any} a
+ * @param {any} b
+ * @param {any} c
  */
-function runInRequestScopeToEnd (request, fn, ...args) {
-  if (!FRAMES) return scope.run(request, fn, ...args)
+function runInRequestScopeToEnd (request, fn, a, b, c) {
+  if (!FRAMES) return scope.run(request, fn, a, b, c)
   const prior = scope.getStore()
-  if (prior === request) return fn(...args)
+  if (prior === request) return fn(a, b, c)
   scope.enterWith(request)
   let result
   try {
-    result = fn(...args)
+    result = fn(a, b, c)
   } catch (err) {
     scope.enterWith(prior)
     throw err
