@@ -48,22 +48,32 @@ describe('h2load runs that do not end', () => {
     await fs.rm(dir, { recursive: true, force: true })
   })
 
+  // The progress lines h2loadRun writes to stderr are kept, not printed.
   async function play (plan) {
     await fs.writeFile(path.join(dir, 'plan'), plan.join('\n') + '\n')
     await fs.rm(path.join(dir, 'calls'), { force: true })
-    const result = await h2loadRun(URL, 1, 400, { graceS: 0.5 })
+    const said = []
+    const { error } = console
+    console.error = (line) => said.push(line)
+    let result
+    try {
+      result = await h2loadRun(URL, 1, 400, { graceS: 0.5 })
+    } finally {
+      console.error = error
+    }
     const calls = (await fs.readFile(path.join(dir, 'calls'), 'utf8')).trim().split('\n')
-    return { result, calls }
+    return { result, calls, said }
   }
 
   it('should end a hung timed run and take the next one, over twice the window', async () => {
-    const { result, calls } = await play(['hang', '900'])
+    const { result, calls, said } = await play(['hang', '900'])
     assert.deepEqual(calls, ['-c50 -m10 -D 1 ' + URL, '-c50 -m10 -D 2 ' + URL])
+    assert.deepEqual(said, [`h2load -D 1 failed: h2load -c50 -m10 -D 1 ${URL} did not end within 1.5 s`])
     assert.deepEqual(result, { rps: 900, requests: 900, non2xx: 0, errors: 0 })
   })
 
   it('should try the timed run three times before measuring by count', async () => {
-    const { result, calls } = await play(['hang', 'hang', 'hang', '700'])
+    const { result, calls, said } = await play(['hang', 'hang', 'hang', '700'])
     assert.deepEqual(calls, [
       '-c50 -m10 -D 1 ' + URL,
       '-c50 -m10 -D 2 ' + URL,
@@ -72,5 +82,7 @@ describe('h2load runs that do not end', () => {
       '-c50 -m10 -n 400 ' + URL
     ])
     assert.equal(result.rps, 700)
+    assert.equal(said.length, 4)
+    assert.equal(said[3], `h2load -D failed 3 times, measuring by count: h2load -c50 -m10 -D 2 ${URL} did not end within 2.5 s`)
   })
 })
