@@ -178,16 +178,17 @@ function loadOnce (workload, target, seconds, rate) {
 // where timed runs of the same server gave 25,000-34,000).
 //
 // h2load's timed mode (1.52, Debian 12's) sometimes does not end: on a
-// loaded machine about one run in four stops all its clients and then goes
-// on requesting over a few connections (stream ids still rising on the
-// server) and never prints its report. svr and the bare Node server
-// (bench/bare-h2.js) both see it, and nothing in either is busy once h2load
-// is gone; its own -N and -T timeouts do not end such a run. A healthy run
-// ends within about 0.1 s of its window, so one that outlasts it by
+// loaded machine (two busy loops on the two cores), between one run in
+// eight and one in three stopped all its clients and then went on
+// requesting over a few connections (stream ids still rising on the
+// server) and never printed its report. svr and the bare Node server
+// (bench/bare-h2.js) both saw it, and neither was busy once h2load was
+// gone; h2load's own -N and -T timeouts did not end such a run. A healthy
+// run ends within about 0.1 s of its window, so one that outlasts it by
 // H2LOAD_GRACE_S is ended and tried again, up to H2LOAD_TIMED_TRIES times,
 // the later tries over twice the window (a short window on a busy machine
-// can also end before a single request did). Only when all fail is the rate
-// measured by count.
+// can also end before a single request did). Only when all fail is the
+// rate measured by count.
 const H2LOAD_GRACE_S = 10
 const H2LOAD_TIMED_TRIES = 3
 
