@@ -1,6 +1,6 @@
 'use strict'
 
-const { runInRequestScope, runOutsideRequestScope, currentRequest } = require('./request-scope')
+const { runInRequestScope, runOutsideRequestScope } = require('./request-scope')
 
 /**
  * Run a request through a chain of links, as SVR.JS chains mods and the
@@ -16,12 +16,9 @@ function createChainRunner (links, method, shared) {
   function runChain (req, res, ctx) {
     const chain = unstartedChain(ctx) || openChain(req, res, ctx)
     chain.entered = true
-    // The pipeline has entered the chain's scope already (runInScope), and
-    // then the links are called as they are: AsyncLocalStorage#run would
-    // find its store current and call them too, by way of an arguments
-    // array and Reflect.apply, about 180 instructions a request.
-    if (currentRequest() === chain) runLink(0, chain)
-    else runInRequestScope(chain, runLink, 0, chain)
+    // Free when the pipeline has entered the chain's scope already: the
+    // scope is entered only where it is not the current one.
+    runInRequestScope(chain, runLink, 0, chain)
     // A link that answered and still called next() has left nothing to add.
     if (chain.fellThrough) return res.writableEnded
     chain.started = true
