@@ -19,15 +19,15 @@ function countsOf (row) {
 
 /**
  * @param {object[]} rows from measureCounts
- * @param {{date: string, cpu: string, node: string, plan: {warm: number, counted: number}, against: {label: string}|null}} facts
+ * @param {{date: string, cpu: string, node: string, plan: {warm: number, passes: number, settle: number, counted: number}, against: {label: string}|null}} facts
  * @returns {string} markdown
  */
 function renderCounts (rows, { date, cpu, node, plan, against }) {
   const lines = [
     HEADING,
     '',
-    `${date} · ${cpu} · Node ${node} · each target in one process under callgrind, ${count(plan.warm)} requests of ` +
-      `warm-up uninstrumented, ${count(plan.settle)} instrumented to settle the simulated caches, then ` +
+    `${date} · ${cpu} · Node ${node} · each target in one process under callgrind, ${plan.passes} × ${count(plan.warm)} requests of ` +
+      `warm-up uninstrumented (new connections each time), ${count(plan.settle)} instrumented to settle the simulated caches, then ` +
       `${count(plan.counted)} counted, over 10 connections (10 streams each over HTTP/2)`,
     '',
     ...countTable(rows, (row) => row, against),

@@ -18,6 +18,10 @@ class AccessLog {
     this.sink = null
     // The format's lines are all ASCII (LineSink#write).
     this.asciiLines = false
+    // A request's duration is read by the metrics and by a format that
+    // writes it; without either, the two clock readings of every request
+    // (lib/pipeline/request/response-bytes.js) are spared.
+    this.wantsDuration = false
     this.observer = null
     // Body bytes of every response observed, for the status page.
     this.sent = 0
@@ -29,6 +33,7 @@ class AccessLog {
   configure (changes) {
     Object.assign(this, changes)
     this.asciiLines = typeof this.format === 'function' && this.format.ascii === true
+    this.wantsDuration = this.observer !== null || (typeof this.format === 'function' && this.format.usesDuration !== false)
   }
 
   /**

@@ -138,6 +138,8 @@ function createCombinedFormat () {
   // Every field is escaped to ASCII, or is a number, svr's own word or a
   // request id, which holds only ASCII (lib/logging/request-id.js).
   formatCombined.ascii = true
+  // The Combined Log Format has no field for the duration (AccessLog#wantsDuration).
+  formatCombined.usesDuration = false
   return formatCombined
 }
 

@@ -72,7 +72,7 @@ describe('countsOf(row)', () => {
 })
 
 describe('renderCounts(rows, facts)', () => {
-  const facts = { date: '2026-12-07T00:00:00.000Z', cpu: 'AMD EPYC', node: 'v24.21.0', plan: { warm: 30000, settle: 1000, counted: 8000 } }
+  const facts = { date: '2026-12-07T00:00:00.000Z', cpu: 'AMD EPYC', node: 'v24.21.0', plan: { warm: 30000, passes: 2, settle: 1000, counted: 8000 } }
   const rows = [
     {
       workload: { what: 'hello world from serverSideScript.js (HTTP/1.1, `wrk -c50`)' },
@@ -105,7 +105,7 @@ describe('renderCounts(rows, facts)', () => {
   it('should give each workload its counts, own and ratio, without the timed load\'s tool', () => {
     const text = renderCounts(rows, { ...facts, against: { label: 'svr at 2261906' } })
     assert.match(text, /^## svr's own instructions per request\n/)
-    assert.match(text, /30,000 requests of warm-up uninstrumented, 1,000 instrumented to settle the simulated caches, then 8,000 counted/)
+    assert.match(text, /2 × 30,000 requests of warm-up uninstrumented \(new connections each time\), 1,000 instrumented to settle the simulated caches, then 8,000 counted/)
     assert.deepEqual(cells(text, 'hello world from serverSideScript.js (HTTP/1.1)'), [
       'hello world from serverSideScript.js (HTTP/1.1)', '80,907', '73,330', '7,577', '107,434', '34,104', '0.22'
     ])

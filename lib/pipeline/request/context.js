@@ -1,6 +1,5 @@
 'use strict'
 
-const { performance } = require('node:perf_hooks')
 const { connectionOf, socketAddresses, normalizeRequestHost } = require('../../hosts/vhost')
 const { resolveClientAddress } = require('../../access/client-address')
 const { newRequestId, acceptableRequestId, HEADER } = require('../../logging/request-id')
@@ -26,8 +25,9 @@ class RequestContext {
     this.options = options
     this.config = options.config
     this.shared = shared
-    // When it arrived, for the log line and the duration.
-    this.start = performance.now()
+    // When it arrived, for the log line; the monotonic clock's reading for
+    // the duration is taken when it is wanted (reportWhenOver), else left -1.
+    this.start = -1
     this.time = Date.now()
     this.method = req.method
     const url = typeof req.url === 'string' ? req.url : ''

@@ -24,6 +24,10 @@ function reportWhenOver (ctx, accessLog) {
   const { req, res } = ctx
   ctx.worker = accessLog.worker
   ctx.log = accessLog
+  // performance.now() checks its receiver's brand with hasOwnProperty on
+  // every call, a slow builtin; the combined log without metrics never
+  // reads the duration.
+  if (accessLog.wantsDuration) ctx.start = performance.now()
   if (req.httpVersionMajor !== 2) watchConnection(ctx, req.socket, res)
   // 'close' comes exactly once, when the response is over or the
   // connection gone; `on` spares the wrapper `once` allocates.
@@ -161,7 +165,9 @@ function countHttp1Bytes (ctx, res) {
 // 'close' of a response whose request the access log reports.
 function finishContext () {
   const ctx = this[kContext]
-  ctx.duration = performance.now() - ctx.start
+  // A reload may have turned the metrics on while the request ran: it then
+  // has the wall clock's duration, in whole milliseconds.
+  if (ctx.log.wantsDuration) ctx.duration = ctx.start === -1 ? Date.now() - ctx.time : performance.now() - ctx.start
   // Node before 24 emits 'finish' also when writing the last chunk failed
   // because the client hung up; the connection's error tells such a body
   // was not all sent.
