@@ -188,6 +188,22 @@ describe('access log as JSON lines on stdout', () => {
   })
 })
 
+describe('the duration in a JSON line', () => {
+  // The monotonic clock is read only where the duration is wanted (the
+  // combined format has no field for it): the JSON format must want it.
+  it('should be the time the response took, in milliseconds', async (t) => {
+    const site = await makeSite(t, { workers: 1, logFormat: 'json' })
+    await fs.writeFile(path.join(site.dir, 'serverSideScript.js'),
+      "if (href === '/slow') { setTimeout(function () { res.end('late') }, 150); return }\n")
+    const svr = await startSvr(t, site.configFile)
+    const res = await request(svr.port, '/slow')
+    assert.equal(res.body.toString(), 'late')
+    const match = await svr.waitFor(/^\{.*"target":"\/slow".*\}$/m)
+    const { duration } = JSON.parse(match[0])
+    assert.ok(duration >= 150 && duration < 5000, 'duration ' + duration)
+  })
+})
+
 describe('requests the parser refuses', () => {
   it('should get an access-log line with the status they were answered', async (t) => {
     const site = await makeSite(t, { workers: 1, logFormat: 'json' })
