@@ -13,18 +13,23 @@ const kOutHeaders = Object.getOwnPropertySymbols(new http.OutgoingMessage())
 // with one of these goes to Node's setHeader, which throws, or accepts it
 // when the server parses leniently.
 const INVALID_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+// Names whose removal Node's removeHeader notes even when no such field
+// was set: it then leaves out the Connection, Content-Length,
+// Transfer-Encoding or Date it would have added.
+const REMOVAL_REMEMBERED = new Set(['connection', 'content-length', 'transfer-encoding', 'date'])
 
 /**
  * Node's setHeader, getHeader and hasHeader lower-case the name on every
  * call, and V8 then looks the new string up among its internalized ones
  * before it can use it as a key: a static answer sets eight fields and asks
  * for three. These do the same into Node's own field table, with the
- * lower-case form of a name made once (lib/util/header-names.js), so that
- * everything else Node does with the fields (writeHead, getHeaders,
- * removeHeader, the head it writes) is unchanged; the table itself is one
- * in V8's fast mode, which Node walks faster when it writes the head. A value that is not a
- * plain string or number, or that the check rejects, and every call after
- * the head is sent, take Node's own method.
+ * lower-case form of a name made once (lib/util/header-names.js), and so
+ * does removeHeader for a field that is not there; everything else Node
+ * does with the fields (writeHead, getHeaders, the head it writes) is
+ * unchanged. The table itself is one in V8's fast mode, which Node walks
+ * faster when it writes the head. A value that is not a plain string or
+ * number, or that the check rejects, and every call after the head is
+ * sent, take Node's own method.
  * @template {new (...args: any[]) => import('node:http').ServerResponse} T
  * @param {T} Base
  * @returns {T}
@@ -51,6 +56,18 @@ function withKnownFields (Base) {
       if (fields === null) return undefined
       const entry = fields[lowerCaseName(name)]
       return entry === undefined ? undefined : entry[1]
+    }
+
+    // An error page clears seven representation fields that are seldom
+    // there; Node's removeHeader lower-cases each name and deletes it
+    // anyway. A field that is not there is left alone, unless its name is
+    // one whose removal Node remembers (it then adds no field of its own).
+    removeHeader (name) {
+      if (this._header || typeof name !== 'string') return super.removeHeader(name)
+      const lower = lowerCaseName(name)
+      const fields = this[kOutHeaders]
+      if ((fields === null || fields[lower] === undefined) && !REMOVAL_REMEMBERED.has(lower)) return
+      super.removeHeader(name)
     }
 
     hasHeader (name) {
