@@ -11,8 +11,9 @@ const PLACEHOLDER = /\{(errorMessage|errorDesc|stack|path|server|contact)\}/g
 const STACK_HIDDEN = '[error stack hidden]'
 // Built-in pages rendered once per status and Host: scanners ask for
 // thousands of missing paths, and each 404 page is the same bytes. Host is
-// the client's to choose, so the cache is bounded.
-const RENDERED_PAGES = 256
+// the client's to choose, so the cache is bounded: this many hosts, each
+// with a page per status it was answered.
+const RENDERED_HOSTS = 256
 // A DNS name (253) and a port (":65535"), or a bracketed IPv6 address and port.
 const MAX_KEPT_HOST = 262
 
@@ -70,16 +71,22 @@ function pageSettings (config, serverString) {
  * @returns {(req: http.IncomingMessage, code: number) => string}
  */
 function createRenderedPages (settings) {
-  const pages = new LRUCache({ max: RENDERED_PAGES })
+  // Keyed by the Host header as received, not by a string joined with the
+  // status: V8 compares a joined key with the kept one in a runtime call.
+  const hosts = new LRUCache({ max: RENDERED_HOSTS })
   const plainPage = (req, code) => builtInPage(pageValues(settings, req, code, {}, null), null)
   return function renderedPage (req, code) {
     const host = typeof req.headers.host === 'string' ? req.headers.host : ''
     if (host.length > MAX_KEPT_HOST) return plainPage(req, code)
-    const key = code + ' ' + host
-    let page = pages.get(key)
+    let pages = hosts.get(host)
+    if (pages === undefined) {
+      pages = new Map()
+      hosts.set(host, pages)
+    }
+    let page = pages.get(code)
     if (page === undefined) {
       page = plainPage(req, code)
-      pages.set(key, page)
+      pages.set(code, page)
     }
     return page
   }
