@@ -3,6 +3,7 @@
 const { SvrHttp2Request, Http2Response } = require('./compat')
 const { StreamRequest } = require('./stream-request')
 const { contextOfResponse } = require('../pipeline/request/context')
+const { kOnClose } = require('../pipeline/request/response-bytes')
 
 const CARRIED_EVENTS = ['finish', 'close']
 
@@ -12,9 +13,10 @@ const CARRIED_EVENTS = ['finish', 'close']
  * pipeline reaches code that needs them (scripts, mods, a body streamed
  * through an encoder), once per request. They carry on where the stream
  * objects stopped: the status and headers set so far, the request's
- * context and the 'finish' and 'close' listeners
- * (request counters, access log). The body has not been read, so the
- * request stream still holds all of it.
+ * context and the 'finish' and 'close' listeners (the request counters';
+ * the access log's report, a field of the stream response, kOnClose,
+ * becomes a 'close' listener of Node's). The body has not been read, so
+ * the request stream still holds all of it.
  * @param {StreamRequest} req
  * @param {import('./stream-response').StreamResponse} res
  * @returns {{req: SvrHttp2Request, res: Http2Response}}
@@ -28,6 +30,8 @@ function promote (req, res) {
   const ctx = contextOfResponse(res)
   if (ctx !== null) ctx.moveTo(nextReq, nextRes)
   res.promoted = true
+  // The access log's report, first of the 'close' listeners as it was on the stream's response.
+  if (res[kOnClose] !== null) nextRes.on('close', res[kOnClose])
   for (const event of CARRIED_EVENTS) {
     for (const listener of res.rawListeners(event)) nextRes.on(event, listener)
   }

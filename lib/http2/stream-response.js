@@ -6,7 +6,7 @@ const { pipeline } = require('node:stream')
 const { validateHeaderValue } = require('node:http')
 const { sendsLength, bodyLength } = require('./compat')
 const { knownName, lowerCaseName, FieldTable } = require('../util/header-names')
-const { countSentBytes } = require('../pipeline/request/response-bytes')
+const { countSentBytes, kOnClose } = require('../pipeline/request/response-bytes')
 
 const kResponse = Symbol('svr.http2.response')
 const NO_ERROR = 0
@@ -46,6 +46,8 @@ class StreamResponse extends EventEmitter {
     // The full response made from this one, which answers from then on.
     this.promoted = false
     this.openStreams = openStreams
+    // The access log's report, called as the response closes (reportWhenOver).
+    this[kOnClose] = null
     if (openStreams !== null) openStreams.opened()
     stream[kResponse] = this
     // A stream reset by the client emits 'error'; the response's 'close'
@@ -201,6 +203,7 @@ function onStreamClose () {
   if (res.promoted) return
   res.writableFinished = res.writableEnded && this.rstCode === NO_ERROR
   if (res.writableFinished) res.emit('finish')
+  if (res[kOnClose] !== null) res[kOnClose]()
   res.emit('close')
 }
 

@@ -11,9 +11,13 @@ const { newRequestId } = require('./request-id')
 class AccessLog {
   /**
    * @param {string} worker the worker slot, or "single", for the log lines
+   * @param {{countFinished: (status: number) => void}|null} [stats] the
+   *   worker's request counters (lib/worker/request-stats.js), which count
+   *   the status of each finished response this reports
    */
-  constructor (worker) {
+  constructor (worker, stats = null) {
     this.worker = worker
+    this.stats = stats
     this.format = null
     this.sink = null
     // The format's lines are all ASCII (LineSink#write).

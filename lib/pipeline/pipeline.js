@@ -146,8 +146,8 @@ function createPipeline (options, runtime) {
   // A request arrives: its context is made here, once, and goes through
   // the stages to respond and, when the response is over, to the access log.
   function handleRequest (req, res) {
-    stats.countRequest(res)
     const ctx = createContext(req, res, options, shared)
+    stats.countRequest(res, ctx.log !== null)
     ctx.inPipeline = true
     if (proxying && isAbsoluteForm(req.url)) {
       ctx.isProxy = true
@@ -159,8 +159,8 @@ function createPipeline (options, runtime) {
   // Answers decided before the pipeline (413 on Content-Length, 417, an
   // HTTP/2 CONNECT) carry Server and the custom headers like any other.
   function sendError (req, res, status) {
-    stats.countRequest(res)
     const ctx = createContext(req, res, options, shared)
+    stats.countRequest(res, ctx.log !== null)
     setCustomHeaders(req, res, ctx)
     shared.respond.sendError(ctx, status)
   }

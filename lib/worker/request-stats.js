@@ -17,18 +17,27 @@ class RequestStats {
     const { counters } = this
     // One listener for every response of this worker, no closure per request.
     this.countResponse = function countResponse () {
-      const status = this.statusCode
-      if (status >= 500) counters.status5xx++
-      else if (status >= 400) counters.status4xx++
+      countStatus(counters, this.statusCode)
     }
   }
 
   /**
    * @param {import('node:http').ServerResponse} res
+   * @param {boolean} [reported] whether the access log reports the response
+   *   once it is over, and counts its status then (countFinished): a
+   *   listener fewer, and one call with a listener fewer, a response
    */
-  countRequest (res) {
+  countRequest (res, reported = false) {
     this.counters.requests++
-    res.on('finish', this.countResponse)
+    if (!reported) res.on('finish', this.countResponse)
+  }
+
+  /**
+   * Count the status of a response that finished (a 'finish' listener would have).
+   * @param {number} status
+   */
+  countFinished (status) {
+    countStatus(this.counters, status)
   }
 
   countMalformed () {
@@ -49,6 +58,11 @@ class RequestStats {
       cpuSystem: cpu.system
     }
   }
+}
+
+function countStatus (counters, status) {
+  if (status >= 500) counters.status5xx++
+  else if (status >= 400) counters.status4xx++
 }
 
 module.exports = { RequestStats }

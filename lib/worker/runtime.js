@@ -37,7 +37,7 @@ class Runtime {
     this.blocklist = new RuntimeBlocklist()
     // Requests, errors and malformed requests, for the status page.
     this.stats = new RequestStats()
-    this.accessLog = new AccessLog(this.name)
+    this.accessLog = new AccessLog(this.name, this.stats)
     // prom-client's registry, made when `metricsPath` is first set.
     this.metrics = null
     this.processMetrics = processMetrics || new ProcessMetrics(this.name)

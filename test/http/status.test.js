@@ -2,9 +2,12 @@
 
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs/promises')
+const path = require('node:path')
 const { makeSite, startSvr } = require('../helpers/server')
 const { request, requestPastStopped } = require('../helpers/http')
 const { createScope } = require('../helpers/scope')
+const { waitUntil } = require('../helpers/wait')
 const { fullServerString } = require('../../lib/version')
 
 const STATUS = '/svrjsstatus.svr'
@@ -113,6 +116,28 @@ describe('status page in single-threaded mode', () => {
     assert.equal(workerRows(res.body).length, 1)
     assert.equal(field(res.body, 'server'), fullServerString())
   })
+})
+
+// A response's status is counted once it finishes: by the access log's
+// report when it has one, by a 'finish' listener of the counters when not.
+describe('status page counts of 4xx and 5xx answers', () => {
+  for (const [name, config] of [['with the access log', {}], ['without it', { enableLogging: false }]]) {
+    it('should count each finished answer once, ' + name, async (t) => {
+      const site = await makeSite(t, { workers: 1, ...config })
+      await fs.writeFile(path.join(site.dir, 'serverSideScript.js'), "if (href === '/boom') throw new Error('boom')\n")
+      const svr = await startSvr(t, site.configFile)
+      for (const [target, status] of [['/missing', 404], ['/index.html', 200], ['/other', 404], ['/boom', 500], ['/.hidden', 403]]) {
+        assert.equal((await request(svr.port, target)).status, status)
+      }
+      // The last answer is counted as its response closes, a moment after the client has it.
+      let body = ''
+      await waitUntil(async () => {
+        body = (await request(svr.port, STATUS)).body
+        return field(body, 'status-5xx') === '1' && field(body, 'status-4xx') === '3'
+      }, 'the counters of five answers', 5000).catch(() => {})
+      assert.deepEqual([field(body, 'status-4xx'), field(body, 'status-5xx')], ['3', '1'])
+    })
+  }
 })
 
 describe('status page access', () => {

@@ -10,6 +10,10 @@ const kContext = Symbol('svr.context')
 const kMarksEnd = Symbol('svr.marksEnd')
 // The client went away before the response was started (nginx's number).
 const CLIENT_CLOSED = 499
+// A field of a response class that calls it as the response closes,
+// before its 'close' listeners (lib/http2/stream-response.js): null until
+// the access log puts its report there, which then costs no listener.
+const kOnClose = Symbol('svr.onClose')
 
 /**
  * Have the access log report the request once its response is over
@@ -31,7 +35,8 @@ function reportWhenOver (ctx, accessLog) {
   if (req.httpVersionMajor !== 2) watchConnection(ctx, req.socket, res)
   // 'close' comes exactly once, when the response is over or the
   // connection gone; `on` spares the wrapper `once` allocates.
-  res.on('close', finishContext)
+  if (res[kOnClose] === null) res[kOnClose] = finishContext
+  else res.on('close', finishContext)
 }
 
 /**
@@ -173,6 +178,8 @@ function finishContext () {
   // was not all sent.
   ctx.completed = this.writableFinished && (ctx.socket === null || ctx.socket.errored === null)
   ctx.status = !this.headersSent && !ctx.completed ? CLIENT_CLOSED : this.statusCode
+  // In place of the request counters' own 'finish' listener (RequestStats#countRequest).
+  if (this.writableFinished && ctx.log.stats !== null) ctx.log.stats.countFinished(this.statusCode)
   if (ctx.socket !== null) ctx.bytes = countHttp1Bytes(ctx, this)
   // Node drops the body of a HEAD, 1xx, 204 or 304 response, whatever was written.
   else if (!hasBody(ctx.method, ctx.status)) ctx.bytes = 0
@@ -188,4 +195,4 @@ function hasBody (method, status) {
   return method !== 'HEAD' && status >= 200 && status !== 204 && status !== 304
 }
 
-module.exports = { kContext, kMarksEnd, markResponseEnd, reportWhenOver, countBodyBytes, countSentBytes, connectionBytes, CLIENT_CLOSED }
+module.exports = { kContext, kMarksEnd, kOnClose, markResponseEnd, reportWhenOver, countBodyBytes, countSentBytes, connectionBytes, CLIENT_CLOSED }
