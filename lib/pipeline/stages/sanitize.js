@@ -1,6 +1,6 @@
 'use strict'
 
-const { toFsPath } = require('../../paths/fs-path')
+const { toFsPath, PlainFsPaths } = require('../../paths/fs-path')
 const { sanitizePath, pathForm, NOT_CLEAN, PLAIN } = require('../../paths/sanitize-path')
 const { fixRawBytes, decodePath } = require('../../paths/percent')
 const { relativeLocation } = require('../../paths/relative-location')
@@ -22,6 +22,7 @@ function createSanitizeStage (options, shared) {
   const allowDoubleSlashes = config.allowDoubleSlashes
   const rewriteDirty = config.rewriteDirtyURLs
   const { respond } = shared
+  const plainFsPaths = new PlainFsPaths(root)
 
   return function sanitize (req, res, ctx) {
     const url = fixRawBytes(req.url)
@@ -46,7 +47,7 @@ function createSanitizeStage (options, shared) {
     ctx.search = search
     ctx.decodedPath = decoded
     ctx.plainPath = form === PLAIN ? decoded : null
-    ctx.fsPath = toFsPath(root, decoded, form === PLAIN)
+    ctx.fsPath = form === PLAIN ? plainFsPaths.of(decoded, url.length) : toFsPath(root, decoded, false)
     ctx.origHref = clean
     if (clean !== path && !rewriteDirty) {
       respond.redirect(ctx, relativeLocation(clean, search), 301)
