@@ -65,16 +65,18 @@ function pageSettings (config, serverString) {
  * first use for a status and Host, the only part of such a page that comes
  * from the request. A page is kept as its text, as it was handed to
  * res.end before, for 3.x mods that wrap res.end and treat the body as a
- * string; a Host longer than a host name and port is rendered every time,
- * so that the client cannot make the kept pages large.
+ * string (Node also writes a text body with the head in one string, where
+ * bytes would take its longer path of two chunks), and with its length in
+ * bytes, measured once. A Host longer than a host name and port is
+ * rendered every time, so that the client cannot make the kept pages large.
  * @param {object} settings from pageSettings
- * @returns {(req: http.IncomingMessage, code: number) => string}
+ * @returns {(req: http.IncomingMessage, code: number) => RenderedPage}
  */
 function createRenderedPages (settings) {
   // Keyed by the Host header as received, not by a string joined with the
   // status: V8 compares a joined key with the kept one in a runtime call.
   const hosts = new LRUCache({ max: RENDERED_HOSTS })
-  const plainPage = (req, code) => builtInPage(pageValues(settings, req, code, {}, null), null)
+  const plainPage = (req, code) => new RenderedPage(builtInPage(pageValues(settings, req, code, {}, null), null))
   return function renderedPage (req, code) {
     const host = typeof req.headers.host === 'string' ? req.headers.host : ''
     if (host.length > MAX_KEPT_HOST) return plainPage(req, code)
@@ -89,6 +91,17 @@ function createRenderedPages (settings) {
       pages.set(code, page)
     }
     return page
+  }
+}
+
+/**
+ * A built-in page kept for its status and Host.
+ */
+class RenderedPage {
+  /** @param {string} text */
+  constructor (text) {
+    this.text = text
+    this.byteLength = Buffer.byteLength(text)
   }
 }
 
@@ -203,6 +216,7 @@ module.exports = {
   answeredStatus,
   pageSettings,
   createRenderedPages,
+  RenderedPage,
   templateFiles,
   knownTemplate,
   loadTemplate,

@@ -150,8 +150,8 @@ module.exports = [
     area: 'request-fields',
     file: 'lib/pipeline/request/respond.js',
     what: 'an error page\'s Content-Length counted in characters, not bytes (a Host that is not ASCII)',
-    find: "  res.setHeader('Content-Length', Buffer.byteLength(body))\n  res.setHeader('X-Content-Type-Options', 'nosniff')\n",
-    replace: "  res.setHeader('Content-Length', body.length)\n  res.setHeader('X-Content-Type-Options', 'nosniff')\n",
+    find: "typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)",
+    replace: "typeof body === 'string' ? Buffer.byteLength(body) : body.text.length)",
     tests: ['test/http/error-pages.test.js']
   },
   {

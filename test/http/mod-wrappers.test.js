@@ -303,3 +303,33 @@ describe('a mod whose wrapper fails', () => {
     assert.doesNotMatch(svr.output, /worker exits|exited/)
   })
 })
+
+// A mod that rewrites HTML answers in its end wrapper, as mods that inject
+// a banner or an analytics tag do, and takes the body for a string.
+const INJECTING_MOD = `
+module.exports = function (req, res, logFacilities, config, next) {
+  const end = res.end
+  res.end = function (chunk, encoding, callback) {
+    if (chunk === undefined) return end.call(this, chunk, encoding, callback)
+    res.removeHeader('Content-Length')
+    return end.call(this, chunk.replace('</footer>', ' + injected</footer>'), encoding, callback)
+  }
+  next()
+}
+module.exports.modInfo = { name: 'injecting-mod', version: '1.0' }
+`
+
+describe('a mod that rewrites the body of a built-in error page', () => {
+  it('should be handed the page as text, the first time and once the page is kept', async (t) => {
+    const site = await makeSite(t, { workers: 1 }, { 'index.html': 'static index\n' })
+    await fs.mkdir(path.join(site.dir, 'mods'))
+    await fs.writeFile(path.join(site.dir, 'mods', '00-injecting.js'), INJECTING_MOD)
+    const svr = await startSvr(t, site.configFile)
+    for (const target of ['/missing', '/missing', '/other-missing']) {
+      const res = await request(svr.port, target, { headers: { host: 'inject.test' } })
+      assert.equal(res.status, 404, target)
+      assert.match(res.body, /<footer><em>[^<]* on inject\.test<\/em> \+ injected<\/footer>/, target)
+    }
+    assert.doesNotMatch(svr.output, /TypeError/)
+  })
+})

@@ -13,6 +13,9 @@ const { unwrapResponse, headForWrappers } = require('./tolerant-response')
 const REPRESENTATION_HEADERS = ['content-encoding', 'content-language', 'content-range', 'etag', 'last-modified',
   'accept-ranges', 'content-disposition']
 const BUILT_IN_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+// One string for every HTML page: a type joined per answer is a new string,
+// which the field check compares with the last value in a runtime call.
+const HTML_TYPE = 'text/html; charset=utf-8'
 const NO_EXTRA = Object.freeze({})
 
 /**
@@ -92,7 +95,7 @@ function createResponder (options, shared) {
       sendPathHeaders(req, res, ctx)
       res.statusCode = status
       res.setHeader('Location', location)
-      res.setHeader('Content-Type', 'text/html; charset=utf-8')
+      res.setHeader('Content-Type', HTML_TYPE)
       res.setHeader('Content-Length', Buffer.byteLength(body))
       headForWrappers(res)
       res.end(req.method === 'HEAD' ? undefined : body)
@@ -146,7 +149,7 @@ function answeredWithoutPage (base, ctx, code, extra) {
 function guardedWriteJson (base, ctx, code, extra, type) {
   const body = jsonErrorBody(code, extra, ctx.requestId)
   try {
-    writePage(ctx, code, body, extra.headers, false, type)
+    writePage(ctx, code, body, extra.headers, false, type + '; charset=utf-8')
   } catch (err) {
     recoverFromWrapper(base, ctx, err)
   }
@@ -187,20 +190,28 @@ function lateReason (extra) {
   return ' (' + (error instanceof Error ? error.name + ': ' + error.message : String(error.stack || error)) + ')'
 }
 
-function writePage (ctx, status, body, headers, builtIn, type = 'text/html') {
+/**
+ * @param {import('./context').RequestContext} ctx
+ * @param {number} status
+ * @param {string|import('../../error-pages/pages').RenderedPage} body
+ * @param {object|undefined} headers the answer's own fields
+ * @param {boolean} builtIn whether svr made the page (it gets a strict CSP)
+ * @param {string} [type] the Content-Type, with its charset
+ */
+function writePage (ctx, status, body, headers, builtIn, type = HTML_TYPE) {
   const { req, res } = ctx
   // An answer made before the URL is final names it as it is now.
   sendPathHeaders(req, res, ctx)
   for (const name of REPRESENTATION_HEADERS) res.removeHeader(name)
   res.statusCode = status
-  res.setHeader('Content-Type', type + '; charset=utf-8')
-  res.setHeader('Content-Length', Buffer.byteLength(body))
+  res.setHeader('Content-Type', type)
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
   res.setHeader('X-Content-Type-Options', 'nosniff')
   if (builtIn) res.setHeader('Content-Security-Policy', BUILT_IN_CSP)
   if (status === 405 && !res.hasHeader('Allow')) res.setHeader('Allow', 'GET, HEAD, OPTIONS')
   if (headers) for (const name of Object.keys(headers)) res.setHeader(name, headers[name])
   headForWrappers(res)
-  res.end(req.method === 'HEAD' ? undefined : body)
+  res.end(req.method === 'HEAD' ? undefined : typeof body === 'string' ? body : body.text)
 }
 
 // A trailers-only gRPC answer: HTTP 200 with the status in its header
