@@ -21,6 +21,14 @@ module.exports = [
   // Path sanitizer
   {
     area: 'sanitizer',
+    file: 'lib/paths/fs-path.js',
+    what: 'the file paths kept by a path looked up in lower case: /A gets the file of /a',
+    find: '    let file = this.kept.get(decoded)\n',
+    replace: '    let file = this.kept.get(decoded.toLowerCase())\n',
+    tests: ['test/unit/fs-path.test.js']
+  },
+  {
+    area: 'sanitizer',
     file: 'lib/paths/sanitize-path.js',
     what: 'the fast path takes "/a/../b" as clean (no check for a dot before a slash)',
     find: 'if (++run > maxRun || prev === 0x2e) return NOT_CLEAN',

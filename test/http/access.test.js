@@ -180,6 +180,15 @@ describe('forbidden paths', () => {
       await expectStatus(port, '/config.jsonx', 404)
     })
 
+    it('should give each path its verdict again when it is asked again, between other paths', async () => {
+      const asked = [['/index.html', 200], ['/config.json', 403], ['/public/file.txt', 200], ['/mods/readme.txt', 403],
+        ['/Config.Json', 403], ['/modsx', 404], ['/config.json?x=1', 403], ['/config.json?' + 'a'.repeat(1100), 403],
+        ['/index.html?' + 'a'.repeat(1100), 200]]
+      for (let round = 0; round < 3; round++) {
+        for (const [target, status] of asked) await expectStatus(port, target, status)
+      }
+    })
+
     it('should always serve /.well-known/', async () => {
       const res = await expectStatus(port, '/.well-known/security.txt', 200)
       assert.equal(res.body, files['.well-known/security.txt'])
