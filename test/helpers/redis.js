@@ -83,6 +83,18 @@ class RedisServer {
       if (Date.now() > deadline) throw new Error('redis-server did not answer on port ' + this.port + ' within ' + START_TIMEOUT_MS + ' ms')
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
+    await this.assertOwnServer()
+  }
+
+  // A server that answered on the port but is not the one started here (it
+  // could not bind, and another program's answered) would hand the test
+  // another's data: fail with what answered instead.
+  async assertOwnServer () {
+    const info = await this.command(this.password === null ? ['INFO server'] : ['AUTH ' + this.password, 'INFO server'])
+    const pid = /process_id:(\d+)/.exec(info)
+    if (pid === null || Number(pid[1]) !== this.child.pid) {
+      throw new Error('port ' + this.port + ' is answered by another redis-server (pid ' + (pid === null ? '?' : pid[1]) + '), not the one started (pid ' + this.child.pid + ')')
+    }
   }
 
   /** Stop the server (SIGKILL: a crash, not a shutdown) and wait for it to be gone. */
