@@ -95,13 +95,19 @@ function createRenderedPages (settings) {
 }
 
 /**
- * A built-in page kept for its status and Host.
+ * A page's text with its length in bytes, measured once, and the encoding
+ * to hand it to Node in: latin1 when every character is ASCII (its UTF-8
+ * bytes are then its Latin-1 bytes). Told latin1, Node's res.end takes the
+ * string's length as its byte count and copies it out as it is; told
+ * nothing, it measures the UTF-8 length again and converts it (about 2,500
+ * instructions for a built-in page).
  */
 class RenderedPage {
   /** @param {string} text */
   constructor (text) {
     this.text = text
     this.byteLength = Buffer.byteLength(text)
+    this.encoding = this.byteLength === text.length ? 'latin1' : 'utf8'
   }
 }
 

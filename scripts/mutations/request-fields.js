@@ -148,11 +148,27 @@ module.exports = [
   },
   {
     area: 'request-fields',
-    file: 'lib/pipeline/request/respond.js',
+    file: 'lib/error-pages/pages.js',
     what: 'an error page\'s Content-Length counted in characters, not bytes (a Host that is not ASCII)',
-    find: "typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)",
-    replace: "typeof body === 'string' ? Buffer.byteLength(body) : body.text.length)",
+    find: '    this.byteLength = Buffer.byteLength(text)\n',
+    replace: '    this.byteLength = text.length\n',
     tests: ['test/http/error-pages.test.js']
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/error-pages/pages.js',
+    what: 'every error page handed to Node as latin1, ASCII or not (a Host that is not ASCII)',
+    find: "    this.encoding = this.byteLength === text.length ? 'latin1' : 'utf8'",
+    replace: "    this.encoding = 'latin1'",
+    tests: ['test/http/error-pages.test.js']
+  },
+  {
+    area: 'request-fields',
+    file: 'lib/pipeline/request/respond.js',
+    what: 'an ASCII page handed as latin1 to a mod that wraps end, which adds characters that are not',
+    find: "  else if (page.encoding === 'latin1' && !endWrapped(res)) res.end(page.text, 'latin1')",
+    replace: "  else if (page.encoding === 'latin1') res.end(page.text, 'latin1')",
+    tests: ['test/http/mod-wrappers.test.js']
   },
   {
     area: 'request-fields',

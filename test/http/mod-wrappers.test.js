@@ -312,7 +312,7 @@ module.exports = function (req, res, logFacilities, config, next) {
   res.end = function (chunk, encoding, callback) {
     if (chunk === undefined) return end.call(this, chunk, encoding, callback)
     res.removeHeader('Content-Length')
-    return end.call(this, chunk.replace('</footer>', ' + injected</footer>'), encoding, callback)
+    return end.call(this, chunk.replace('</footer>', ' + injected \u2615 caf\u00e9</footer>'), encoding, callback)
   }
   next()
 }
@@ -320,6 +320,9 @@ module.exports.modInfo = { name: 'injecting-mod', version: '1.0' }
 `
 
 describe('a mod that rewrites the body of a built-in error page', () => {
+  // The page svr keeps is ASCII, which it hands to Node as latin1 when
+  // nothing wraps end; a wrapper that adds other characters and passes on
+  // the encoding it was given must get none.
   it('should be handed the page as text, the first time and once the page is kept', async (t) => {
     const site = await makeSite(t, { workers: 1 }, { 'index.html': 'static index\n' })
     await fs.mkdir(path.join(site.dir, 'mods'))
@@ -328,7 +331,7 @@ describe('a mod that rewrites the body of a built-in error page', () => {
     for (const target of ['/missing', '/missing', '/other-missing']) {
       const res = await request(svr.port, target, { headers: { host: 'inject.test' } })
       assert.equal(res.status, 404, target)
-      assert.match(res.body, /<footer><em>[^<]* on inject\.test<\/em> \+ injected<\/footer>/, target)
+      assert.match(res.body, /<footer><em>[^<]* on inject\.test<\/em> \+ injected \u2615 caf\u00e9<\/footer>/, target)
     }
     assert.doesNotMatch(svr.output, /TypeError/)
   })

@@ -5,11 +5,14 @@ const pages = require('../../error-pages/pages')
 const { isGrpcRequest, grpcErrorFields } = require('../../error-pages/grpc')
 const { jsonErrorType, jsonErrorBody } = require('../../error-pages/json')
 const { sendPathHeaders } = require('./custom-headers')
-const { unwrapResponse, headForWrappers } = require('./tolerant-response')
+const { unwrapResponse, headForWrappers, endWrapped } = require('./tolerant-response')
+const { knownName } = require('../../util/header-names')
 
 // Headers describing a representation that an error page replaces, in
-// lower case: removeHeader lower-cases the name it is given, which costs a
-// new string per call for any other spelling.
+// lower case. svr's removeHeader (lib/pipeline/request/known-fields.js)
+// takes the lower-case form of a name it knows from its table, and
+// lower-cases any other name on every call, already lower-case or not
+// (about 200 instructions each, seven a page).
 const REPRESENTATION_HEADERS = ['content-encoding', 'content-language', 'content-range', 'etag', 'last-modified',
   'accept-ranges', 'content-disposition']
 const BUILT_IN_CSP = "default-src 'none'; style-src 'unsafe-inline'"
@@ -30,6 +33,7 @@ const NO_EXTRA = Object.freeze({})
  */
 function createResponder (options, shared) {
   const settings = pages.pageSettings(options.config, shared.serverString)
+  for (const name of REPRESENTATION_HEADERS) knownName(name)
   const renderedPage = pages.createRenderedPages(settings)
   const { log } = shared
   // What the helpers below need to answer through a failing wrapper.
@@ -76,8 +80,8 @@ function createResponder (options, shared) {
       return
     }
     const values = pages.pageValues(settings, ctx.req, code, extra, ctx.requestId)
-    const body = template === null ? pages.builtInPage(values, loadError) : pages.fillTemplate(template, values)
-    guardedWritePage(base, ctx, code, body, extra.headers, template === null)
+    const text = template === null ? pages.builtInPage(values, loadError) : pages.fillTemplate(template, values)
+    guardedWritePage(base, ctx, code, new pages.RenderedPage(text), extra.headers, template === null)
   }
 
   /**
@@ -112,9 +116,9 @@ function createResponder (options, shared) {
 // stack runs out. The page then goes out through the response class's
 // own methods, as a 500 naming the failure, or the response is cut when
 // the wrapper got its headers out first; either way the worker lives on.
-function guardedWritePage (base, ctx, code, body, headers, builtIn) {
+function guardedWritePage (base, ctx, code, page, headers, builtIn) {
   try {
-    writePage(ctx, code, body, headers, builtIn)
+    writePage(ctx, code, page, headers, builtIn)
   } catch (err) {
     recoverFromWrapper(base, ctx, err)
   }
@@ -147,9 +151,9 @@ function answeredWithoutPage (base, ctx, code, extra) {
 }
 
 function guardedWriteJson (base, ctx, code, extra, type) {
-  const body = jsonErrorBody(code, extra, ctx.requestId)
+  const page = new pages.RenderedPage(jsonErrorBody(code, extra, ctx.requestId))
   try {
-    writePage(ctx, code, body, extra.headers, false, type + '; charset=utf-8')
+    writePage(ctx, code, page, extra.headers, false, type + '; charset=utf-8')
   } catch (err) {
     recoverFromWrapper(base, ctx, err)
   }
@@ -167,7 +171,7 @@ function recoverFromWrapper ({ settings, log }, ctx, err) {
     return
   }
   const values = pages.pageValues(settings, ctx.req, 500, { error: err }, ctx.requestId)
-  writePage(ctx, 500, pages.builtInPage(values, null), undefined, true)
+  writePage(ctx, 500, new pages.RenderedPage(pages.builtInPage(values, null)), undefined, true)
 }
 
 // Too late for a status line. A response still being written is cut, so
@@ -193,25 +197,29 @@ function lateReason (extra) {
 /**
  * @param {import('./context').RequestContext} ctx
  * @param {number} status
- * @param {string|import('../../error-pages/pages').RenderedPage} body
+ * @param {import('../../error-pages/pages').RenderedPage} page
  * @param {object|undefined} headers the answer's own fields
  * @param {boolean} builtIn whether svr made the page (it gets a strict CSP)
  * @param {string} [type] the Content-Type, with its charset
  */
-function writePage (ctx, status, body, headers, builtIn, type = HTML_TYPE) {
+function writePage (ctx, status, page, headers, builtIn, type = HTML_TYPE) {
   const { req, res } = ctx
   // An answer made before the URL is final names it as it is now.
   sendPathHeaders(req, res, ctx)
   for (const name of REPRESENTATION_HEADERS) res.removeHeader(name)
   res.statusCode = status
   res.setHeader('Content-Type', type)
-  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+  res.setHeader('Content-Length', page.byteLength)
   res.setHeader('X-Content-Type-Options', 'nosniff')
   if (builtIn) res.setHeader('Content-Security-Policy', BUILT_IN_CSP)
   if (status === 405 && !res.hasHeader('Allow')) res.setHeader('Allow', 'GET, HEAD, OPTIONS')
   if (headers) for (const name of Object.keys(headers)) res.setHeader(name, headers[name])
   headForWrappers(res)
-  res.end(req.method === 'HEAD' ? undefined : typeof body === 'string' ? body : body.text)
+  if (req.method === 'HEAD') res.end()
+  // A 3.x mod that wraps end gets the page as SVR.JS gave it, the text
+  // alone: it may edit it and hand it on with the encoding it was given.
+  else if (page.encoding === 'latin1' && !endWrapped(res)) res.end(page.text, 'latin1')
+  else res.end(page.text)
 }
 
 // A trailers-only gRPC answer: HTTP 200 with the status in its header

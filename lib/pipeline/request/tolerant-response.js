@@ -43,6 +43,16 @@ function writeHeadWrapped (res) {
 }
 
 /**
+ * Whether application code has put an end of its own on this response, in
+ * front of the class's; read as writeHeadWrapped reads writeHead.
+ * @param {object} res
+ * @returns {boolean}
+ */
+function endWrapped (res) {
+  return res.end !== Object.getPrototypeOf(res).end
+}
+
+/**
  * SVR.JS wrote the status line of every answer with writeHead before its
  * body, and mods that wrap the response rely on it: svrjs-cache-mod, for
  * one, decides in its end() wrapper whether to cache, from the fields its
@@ -116,4 +126,4 @@ function unwrapResponse (res) {
   return removed
 }
 
-module.exports = { SvrServerResponse, ignoreSecondWriteHead, writeHeadWrapped, headForWrappers, unwrapResponse }
+module.exports = { SvrServerResponse, ignoreSecondWriteHead, writeHeadWrapped, endWrapped, headForWrappers, unwrapResponse }
