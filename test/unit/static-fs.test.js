@@ -126,6 +126,25 @@ describe('static file system helpers', () => {
       assert.equal(map.get('c'), undefined)
     })
 
+    it('should count an entry set again from its new setting, for its age and its place', () => {
+      const clock = { t: 0, now () { return this.t } }
+      const map = createTimedCache({ ttl: 100, max: 2, clock })
+      map.set('a', 1)
+      map.set('b', 2)
+      clock.t = 60
+      map.set('a', 3)
+      map.set('c', 4)
+      // b, set longest ago, made room; a's age counts from its second setting.
+      assert.deepEqual([map.get('a'), map.get('b'), map.get('c'), map.size], [3, undefined, 4, 2])
+      clock.t = 150
+      assert.deepEqual([map.peek('a'), map.get('c')], [3, 4])
+      // Served up to its ttl, as lru-cache served it.
+      clock.t = 160
+      assert.equal(map.get('a'), 3)
+      clock.t = 161
+      assert.deepEqual([map.peek('a'), map.get('a'), map.size], [undefined, undefined, 1])
+    })
+
     it('should keep nothing with a ttl of 0', () => {
       const map = createTimedCache({ ttl: 0, max: 2 })
       map.set('a', 1)
