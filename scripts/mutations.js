@@ -339,5 +339,6 @@ module.exports = [
   require('./mutations/dispatch'),
   require('./mutations/request-fields'),
   require('./mutations/regexes'),
-  require('./mutations/script-values')
+  require('./mutations/script-values'),
+  require('./mutations/file-caches')
 )
